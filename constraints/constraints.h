@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+// Constraint kinds, one file each. Constraints index particles locally within their cloth;
+// the solver passes each cloth's slice of the particle array.
+#pragma once
+
+#include "core.h"
+
+typedef struct pbd_world pbd_world;
+
+// Distance constraints (stretch along mesh edges, shear along the grid's second diagonals),
+// stored in graph-colour order: constraints of one colour share no particle, so a colour
+// could be projected in parallel and the order does not wait on the previous result.
+typedef enum pbd_distance_kind {
+	PBD_DISTANCE_STRETCH = 0,
+	PBD_DISTANCE_SHEAR = 1,
+} pbd_distance_kind;
+
+typedef struct pbd_distance_constraints {
+	int count;
+	uint32_t *ij;        // 2 per constraint
+	float *rest;         // rest length, m
+	float *scale;        // per-edge compliance factor L^2 / (area of adjacent triangles)
+	uint8_t *kind;       // pbd_distance_kind
+	float *alpha;        // compliance in m/N: material compliance of the kind times scale
+	float *lambda;       // XPBD multiplier, reset each substep
+	int color_count;
+	int *color_start;    // color_count + 1 entries
+} pbd_distance_constraints;
+
+// Isometric bending (Bergou, Wardetzky, Harmon, Zorin, Grinspun 2006, "A quadratic bending
+// model for inextensible surfaces"): for the two triangles around an interior edge, the
+// vector C = sum_i K_i x_i (K from the rest cotangents) is the edge's discrete mean-curvature
+// normal, zero for every flat configuration. Its energy (3 k / (2 (A0 + A1))) |C|^2 is quadratic
+// in the positions, so the constraint gradient K_i is constant: one XPBD projection solves a
+// constraint exactly, there is no singular configuration, and it costs a few multiply-adds.
+// A dihedral-angle model would also handle curved rest shapes but costs several times more
+// per constraint and is singular when the cloth folds flat onto itself, which is where a
+// cloth engine spends its time.
+typedef struct pbd_bending_constraints {
+	int count;
+	uint32_t *v;         // 4 per constraint: edge ends, then the two opposite vertices
+	float *k;            // 4 per constraint: cotangent weights, summing to 0
+	float *scale;        // (A0 + A1) / 3: compliance factor, m^2
+	float *lambda;       // 3 per constraint
+	int color_count;
+	int *color_start;
+} pbd_bending_constraints;
+
+// Long-range attachments (Kim, Chentanez, Mueller 2012): each free particle may be no further
+// from its nearest pinned particle than (1 + slack) times their geodesic rest distance.
+// Unilateral and one-sided (the anchor has no mass), so it never fights the stretch
+// constraints: it only catches the stretch that a few Gauss-Seidel passes leave near pins.
+typedef struct pbd_tethers {
+	int count;
+	uint32_t *particle;
+	uint32_t *anchor;
+	float *rest;
+} pbd_tethers;
+
+// Builders allocate through the world and return false when out of memory.
+bool pbd_distance_build(pbd_world *world, pbd_distance_constraints *c, int particle_count, int count,
+			const uint32_t *ij, const float *rest, const float *scale, const uint8_t *kind);
+void pbd_distance_free(pbd_world *world, pbd_distance_constraints *c);
+void pbd_distance_set_compliance(pbd_distance_constraints *c, float stretch, float shear);
+void pbd_distance_reset(pbd_distance_constraints *c);
+void pbd_distance_solve(pbd_v4 *p, pbd_distance_constraints *c, float inv_h2);
+float pbd_distance_max_strain(const pbd_v4 *p, const pbd_distance_constraints *c, pbd_distance_kind kind);
+
+// Rest weights of one bending stencil from its rest positions; false if degenerate.
+bool pbd_bending_weights(pbd_v3 x0, pbd_v3 x1, pbd_v3 x2, pbd_v3 x3, float k[4], float *area_sum);
+bool pbd_bending_build(pbd_world *world, pbd_bending_constraints *c, int particle_count, int count,
+		       const uint32_t *v, const pbd_v3 *rest_positions);
+void pbd_bending_free(pbd_world *world, pbd_bending_constraints *c);
+void pbd_bending_reset(pbd_bending_constraints *c);
+void pbd_bending_solve(pbd_v4 *p, pbd_bending_constraints *c, float compliance, float inv_h2);
+
+bool pbd_tethers_build(pbd_world *world, pbd_tethers *t, int particle_count, const float *inv_mass,
+		       int edge_count, const uint32_t *edges, const pbd_v3 *rest_positions);
+void pbd_tethers_free(pbd_world *world, pbd_tethers *t);
+void pbd_tethers_solve(pbd_v4 *p, const pbd_tethers *t, float slack);
+
+// Graph colouring shared by the constraint kinds: reorders `count` constraints of `arity`
+// particle indices each so that constraints of one colour touch disjoint particles.
+// perm receives the new order (perm[new] = old). Returns the colour count, or -1 when out of
+// memory. color_start must hold count + 1 ints (only color_count + 1 are used).
+int pbd_color_constraints(pbd_world *world, int count, int arity, const uint32_t *idx, int particle_count,
+			  int *perm, int *color_start);
+
+// Position-level friction (Macklin et al. 2014, seed 004 eq. 33.2.4-33.2.5): given the
+// relative displacement over the substep and the contact normal and penetration depth d,
+// returns the correction to apply to the relative displacement.
+pbd_v3 pbd_friction_correction(pbd_v3 relative_displacement, pbd_v3 normal, float depth, float mu_s, float mu_k);

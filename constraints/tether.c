@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: MIT
+// Long-range attachments: each free particle is tethered to its nearest pinned particle.
+#include "../engine/world.h"
+
+typedef struct heap_item {
+	float dist;
+	uint32_t vertex;
+} heap_item;
+
+static void heap_push(heap_item *h, int *n, heap_item it)
+{
+	int i = (*n)++;
+	while (i > 0) {
+		int parent = (i - 1) / 2;
+		if (h[parent].dist <= it.dist)
+			break;
+		h[i] = h[parent];
+		i = parent;
+	}
+	h[i] = it;
+}
+
+static heap_item heap_pop(heap_item *h, int *n)
+{
+	heap_item top = h[0], last = h[--(*n)];
+	int i = 0;
+	for (;;) {
+		int c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && h[c + 1].dist < h[c].dist)
+			c++;
+		if (last.dist <= h[c].dist)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n > 0)
+		h[i] = last;
+	return top;
+}
+
+#define PBD_TETHERS_PER_PARTICLE 4
+
+static uint32_t find_root(uint32_t *parent, uint32_t i)
+{
+	while (parent[i] != i) {
+		parent[i] = parent[parent[i]];
+		i = parent[i];
+	}
+	return i;
+}
+
+typedef struct tether_work {
+	int n;
+	int *offset;          // adjacency in compressed rows
+	uint32_t *adjacent;
+	uint32_t *cluster;    // pinned particle -> cluster root (UINT32_MAX for free ones)
+	float *dist;
+	uint32_t *anchor;
+	heap_item *heap;
+	float *best_dist;     // PBD_TETHERS_PER_PARTICLE per particle, ascending
+	uint32_t *best_anchor;
+} tether_work;
+
+// Geodesic distances along mesh edges from every pin of one cluster (Dijkstra from all of
+// them at once). A path along edges is never shorter than the true geodesic, so a tether
+// never binds a cloth that is not stretched.
+static void distances_from_cluster(tether_work *t, const pbd_v3 *rest, uint32_t root, bool flat)
+{
+	int hn = 0;
+	for (int i = 0; i < t->n; ++i) {
+		t->dist[i] = INFINITY;
+		t->anchor[i] = UINT32_MAX;
+		if (t->cluster[i] == root) {
+			t->dist[i] = 0.0f;
+			t->anchor[i] = (uint32_t)i;
+			heap_push(t->heap, &hn, (heap_item){0.0f, (uint32_t)i});
+		}
+	}
+	while (hn > 0) {
+		heap_item it = heap_pop(t->heap, &hn);
+		if (it.dist > t->dist[it.vertex])
+			continue;
+		for (int k = t->offset[it.vertex]; k < t->offset[it.vertex + 1]; ++k) {
+			uint32_t nb = t->adjacent[k];
+			float d = it.dist + v3_len(v3_sub(rest[nb], rest[it.vertex]));
+			if (d < t->dist[nb]) {
+				t->dist[nb] = d;
+				t->anchor[nb] = t->anchor[it.vertex];
+				heap_push(t->heap, &hn, (heap_item){d, nb});
+			}
+		}
+	}
+	// On a flat sheet the straight line is the geodesic. Paths along edges zig-zag and
+	// overestimate it by up to a third of an edge, unevenly between neighbours, which would
+	// let the tethers pull neighbours apart; the straight distance has no such error.
+	if (flat)
+		for (int i = 0; i < t->n; ++i)
+			if (t->anchor[i] != UINT32_MAX)
+				t->dist[i] = v3_len(v3_sub(rest[i], rest[t->anchor[i]]));
+}
+
+// True when every rest position lies in one plane (to 1e-5 of the mesh's size).
+static bool is_flat(const pbd_v3 *rest, int n, int edge_count, const uint32_t *edges)
+{
+	pbd_v3 lo = rest[0], hi = rest[0];
+	for (int i = 1; i < n; ++i) {
+		lo = v3(fminf(lo.x, rest[i].x), fminf(lo.y, rest[i].y), fminf(lo.z, rest[i].z));
+		hi = v3(fmaxf(hi.x, rest[i].x), fmaxf(hi.y, rest[i].y), fmaxf(hi.z, rest[i].z));
+	}
+	float size = v3_len(v3_sub(hi, lo));
+	// A normal from the two longest-reaching edges out of vertex 0's neighbourhood would do;
+	// the largest cross product among edges at a common start is robust enough here.
+	pbd_v3 normal = v3(0, 0, 0);
+	for (int e = 0; e + 1 < edge_count && e < 64; ++e) {
+		pbd_v3 a = v3_sub(rest[edges[2 * e + 1]], rest[edges[2 * e]]);
+		pbd_v3 b = v3_sub(rest[edges[2 * e + 3]], rest[edges[2 * e + 2]]);
+		pbd_v3 c = v3_cross(a, b);
+		if (v3_len2(c) > v3_len2(normal))
+			normal = c;
+	}
+	if (!(v3_len2(normal) > 0.0f))
+		return false;
+	normal = v3_scale(normal, 1.0f / v3_len(normal));
+	float d0 = v3_dot(normal, rest[0]);
+	for (int i = 1; i < n; ++i)
+		if (fabsf(v3_dot(normal, rest[i]) - d0) > 1e-5f * size)
+			return false;
+	return true;
+}
+
+// Keeps, for each particle, the nearest pin of each of its few nearest clusters.
+static void keep_nearest(tether_work *t)
+{
+	for (int i = 0; i < t->n; ++i) {
+		if (t->cluster[i] != UINT32_MAX || t->anchor[i] == UINT32_MAX)
+			continue;
+		float *bd = t->best_dist + PBD_TETHERS_PER_PARTICLE * i;
+		uint32_t *ba = t->best_anchor + PBD_TETHERS_PER_PARTICLE * i;
+		int k = PBD_TETHERS_PER_PARTICLE - 1;
+		if (!(t->dist[i] < bd[k]))
+			continue;
+		while (k > 0 && bd[k - 1] > t->dist[i]) {
+			bd[k] = bd[k - 1];
+			ba[k] = ba[k - 1];
+			k--;
+		}
+		bd[k] = t->dist[i];
+		ba[k] = t->anchor[i];
+	}
+}
+
+// Tethers each free particle to the nearest pin of each of its nearest pin clusters (pins
+// joined by an edge form one cluster). One tether to the single nearest pin is not enough:
+// between two pinned corners the particles on either side of the watershed are pulled apart
+// towards different corners and the edges between them take all the stretch.
+bool pbd_tethers_build(pbd_world *world, pbd_tethers *out, int n, const float *inv_mass, int edge_count,
+		       const uint32_t *edges, const pbd_v3 *rest)
+{
+	*out = (pbd_tethers){0};
+	int pinned = 0;
+	for (int i = 0; i < n; ++i)
+		pinned += inv_mass[i] == 0.0f;
+	if (pinned == 0 || pinned == n)
+		return true;
+	size_t ne2 = (size_t)edge_count * 2, nk = (size_t)n * PBD_TETHERS_PER_PARTICLE;
+	tether_work t = {.n = n};
+	t.offset = pbd_alloc_array(world, (size_t)n + 1, sizeof *t.offset);
+	t.adjacent = pbd_alloc_array(world, ne2, sizeof *t.adjacent);
+	t.cluster = pbd_alloc_array(world, (size_t)n, sizeof *t.cluster);
+	t.dist = pbd_alloc_array(world, (size_t)n, sizeof *t.dist);
+	t.anchor = pbd_alloc_array(world, (size_t)n, sizeof *t.anchor);
+	t.heap = pbd_alloc_array(world, ne2 + (size_t)n, sizeof *t.heap);
+	t.best_dist = pbd_alloc_array(world, nk, sizeof *t.best_dist);
+	t.best_anchor = pbd_alloc_array(world, nk, sizeof *t.best_anchor);
+	bool ok = t.offset && t.adjacent && t.cluster && t.dist && t.anchor && t.heap && t.best_dist && t.best_anchor;
+	if (ok) {
+		for (int e = 0; e < edge_count; ++e) {
+			t.offset[edges[2 * e] + 1]++;
+			t.offset[edges[2 * e + 1] + 1]++;
+		}
+		for (int i = 0; i < n; ++i)
+			t.offset[i + 1] += t.offset[i];
+		uint32_t *cursor = t.anchor;  // borrowed; distances_from_cluster resets it
+		for (int i = 0; i < n; ++i)
+			cursor[i] = (uint32_t)t.offset[i];
+		for (int e = 0; e < edge_count; ++e) {
+			uint32_t a = edges[2 * e], b = edges[2 * e + 1];
+			t.adjacent[cursor[a]++] = b;
+			t.adjacent[cursor[b]++] = a;
+		}
+		// Clusters of pins: union-find over edges with both ends pinned.
+		for (int i = 0; i < n; ++i)
+			t.cluster[i] = (uint32_t)i;
+		for (int e = 0; e < edge_count; ++e) {
+			uint32_t a = edges[2 * e], b = edges[2 * e + 1];
+			if (inv_mass[a] == 0.0f && inv_mass[b] == 0.0f) {
+				uint32_t ra = find_root(t.cluster, a), rb = find_root(t.cluster, b);
+				t.cluster[ra < rb ? rb : ra] = ra < rb ? ra : rb;
+			}
+		}
+		for (int i = 0; i < n; ++i)
+			t.cluster[i] = inv_mass[i] == 0.0f ? find_root(t.cluster, (uint32_t)i) : UINT32_MAX;
+		for (size_t k = 0; k < nk; ++k) {
+			t.best_dist[k] = INFINITY;
+			t.best_anchor[k] = UINT32_MAX;
+		}
+		bool flat = is_flat(rest, n, edge_count, edges);
+		for (int i = 0; i < n; ++i) {
+			if (t.cluster[i] != (uint32_t)i)
+				continue;  // not a cluster root
+			distances_from_cluster(&t, rest, (uint32_t)i, flat);
+			keep_nearest(&t);
+		}
+		int count = 0;
+		for (size_t k = 0; k < nk; ++k)
+			count += t.best_anchor[k] != UINT32_MAX;
+		out->particle = pbd_alloc_array(world, (size_t)count, sizeof *out->particle);
+		out->anchor = pbd_alloc_array(world, (size_t)count, sizeof *out->anchor);
+		out->rest = pbd_alloc_array(world, (size_t)count, sizeof *out->rest);
+		ok = count == 0 || (out->particle && out->anchor && out->rest);
+		if (ok) {
+			out->count = count;
+			int c = 0;
+			for (size_t k = 0; k < nk; ++k) {
+				if (t.best_anchor[k] == UINT32_MAX)
+					continue;
+				out->particle[c] = (uint32_t)(k / PBD_TETHERS_PER_PARTICLE);
+				out->anchor[c] = t.best_anchor[k];
+				out->rest[c] = t.best_dist[k];
+				c++;
+			}
+		} else {
+			pbd_free_array(world, out->particle, (size_t)count, sizeof *out->particle);
+			pbd_free_array(world, out->anchor, (size_t)count, sizeof *out->anchor);
+			pbd_free_array(world, out->rest, (size_t)count, sizeof *out->rest);
+			*out = (pbd_tethers){0};
+		}
+	}
+	pbd_free_array(world, t.offset, (size_t)n + 1, sizeof *t.offset);
+	pbd_free_array(world, t.adjacent, ne2, sizeof *t.adjacent);
+	pbd_free_array(world, t.cluster, (size_t)n, sizeof *t.cluster);
+	pbd_free_array(world, t.dist, (size_t)n, sizeof *t.dist);
+	pbd_free_array(world, t.anchor, (size_t)n, sizeof *t.anchor);
+	pbd_free_array(world, t.heap, ne2 + (size_t)n, sizeof *t.heap);
+	pbd_free_array(world, t.best_dist, nk, sizeof *t.best_dist);
+	pbd_free_array(world, t.best_anchor, nk, sizeof *t.best_anchor);
+	return ok;
+}
+
+void pbd_tethers_free(pbd_world *world, pbd_tethers *t)
+{
+	size_t n = (size_t)t->count;
+	pbd_free_array(world, t->particle, n, sizeof *t->particle);
+	pbd_free_array(world, t->anchor, n, sizeof *t->anchor);
+	pbd_free_array(world, t->rest, n, sizeof *t->rest);
+	*t = (pbd_tethers){0};
+}
+
+void pbd_tethers_solve(pbd_v4 *p, const pbd_tethers *t, float slack)
+{
+	if (slack < 0.0f)
+		return;
+	float stretch = 1.0f + slack;
+	for (int k = 0; k < t->count; ++k) {
+		pbd_v4 *a = &p[t->particle[k]];
+		const pbd_v4 *anchor = &p[t->anchor[k]];
+		// Only while the anchor is still pinned and the particle free.
+		if (anchor->w != 0.0f || a->w == 0.0f)
+			continue;
+		pbd_v3 d = v3_sub(v3_of4(*a), v3_of4(*anchor));
+		float len = v3_len(d), limit = t->rest[k] * stretch;
+		if (len > limit)
+			v4_set3(a, v3_mad(v3_of4(*anchor), d, limit / len));
+	}
+}

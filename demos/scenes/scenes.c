@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+// Scene table: what each scene builds and how it moves.
+#include <math.h>
+#include <string.h>
+
+#include "scenes.h"
+
+static const float kPi = 3.14159265358979f;
+
+static int resolution(const demo_scene_options *o, int fallback)
+{
+	return o && o->res > 0 ? o->res : fallback;
+}
+
+static pbd_result add_floor(pbd_world *w, demo_scene_state *s)
+{
+	pbd_collider_def d = pbd_collider_def_default();  // the plane y = 0
+	pbd_result r = pbd_collider_create(w, &d, &s->colliders[s->collider_count]);
+	if (r == PBD_OK)
+		s->collider_count++;
+	return r;
+}
+
+static pbd_result add_cloth(pbd_world *w, demo_scene_state *s, const pbd_cloth_def *d)
+{
+	if (s->cloth_count >= DEMO_MAX_CLOTHS)
+		return PBD_ERR_BAD_COUNT;
+	pbd_result r = pbd_cloth_create(w, d, &s->cloths[s->cloth_count]);
+	if (r == PBD_OK)
+		s->cloth_count++;
+	return r;
+}
+
+// Quaternion for a rotation of `degrees` about a unit axis.
+static void axis_angle(float q[4], float x, float y, float z, float degrees)
+{
+	float half = 0.5f * degrees * kPi / 180.0f, s = sinf(half);
+	q[0] = x * s;
+	q[1] = y * s;
+	q[2] = z * s;
+	q[3] = cosf(half);
+}
+
+// A 1 m square cloth pinned at its two top corners, hanging in the vertical plane z = 0.
+static pbd_result create_hang(pbd_world *w, const demo_scene_options *o, demo_scene_state *s)
+{
+	pbd_cloth_def d = pbd_cloth_def_default();
+	d.grid.res_x = d.grid.res_y = resolution(o, 32);
+	d.grid.pins = PBD_PIN_CORNER_00 | PBD_PIN_CORNER_10;
+	// +90 degrees about x takes the grid's v axis to -y: row j = 0 becomes the top edge.
+	axis_angle(d.rotation, 1, 0, 0, 90.0f);
+	d.position[1] = 1.5f;
+	pbd_result r = add_cloth(w, s, &d);
+	return r == PBD_OK ? add_floor(w, s) : r;
+}
+
+// A horizontal cloth falling flat onto the floor from 1 m.
+static pbd_result create_drop(pbd_world *w, const demo_scene_options *o, demo_scene_state *s)
+{
+	pbd_cloth_def d = pbd_cloth_def_default();
+	d.grid.res_x = d.grid.res_y = resolution(o, 32);
+	d.position[1] = 1.0f;
+	pbd_result r = add_cloth(w, s, &d);
+	return r == PBD_OK ? add_floor(w, s) : r;
+}
+
+// A cloth resting on a plane tilted by 20 degrees (tan = 0.364): with the default friction
+// (0.5) it holds; below 0.364 it slides.
+static pbd_result create_incline(pbd_world *w, const demo_scene_options *o, demo_scene_state *s)
+{
+	const float angle = 20.0f;
+	s->values[0] = angle;
+	pbd_collider_def plane = pbd_collider_def_default();
+	float a = angle * kPi / 180.0f;
+	plane.normal[0] = -sinf(a);
+	plane.normal[1] = cosf(a);
+	pbd_result r = pbd_collider_create(w, &plane, &s->colliders[s->collider_count]);
+	if (r != PBD_OK)
+		return r;
+	s->collider_count++;
+	pbd_cloth_def d = pbd_cloth_def_default();
+	d.grid.res_x = d.grid.res_y = resolution(o, 24);
+	d.grid.width = d.grid.height = 0.5f;
+	axis_angle(d.rotation, 0, 0, 1, angle);
+	// Lay it on the plane: thickness / 2 along the plane's normal.
+	float lift = 0.5f * d.material.thickness;
+	d.position[0] = -sinf(a) * lift;
+	d.position[1] = cosf(a) * lift;
+	return add_cloth(w, s, &d);
+}
+
+static const demo_scene scenes[] = {
+	{"hang", "a square cloth pinned at its two top corners", 32, {0.0f, 1.0f, 0.0f}, 2.6f, 20.0f, 10.0f,
+	 create_hang, NULL},
+	{"drop", "a horizontal cloth falling flat onto the floor", 32, {0.0f, 0.2f, 0.0f}, 2.4f, 30.0f, 35.0f,
+	 create_drop, NULL},
+	{"incline", "a cloth on a 20 degree slope: static friction holds it", 24, {0.0f, 0.0f, 0.0f}, 1.6f, 10.0f,
+	 25.0f, create_incline, NULL},
+};
+
+int demo_scene_count(void) { return (int)(sizeof scenes / sizeof scenes[0]); }
+
+const demo_scene *demo_scene_at(int index)
+{
+	return index >= 0 && index < demo_scene_count() ? &scenes[index] : NULL;
+}
+
+const demo_scene *demo_scene_find(const char *name)
+{
+	for (int i = 0; i < demo_scene_count(); ++i)
+		if (strcmp(scenes[i].name, name) == 0)
+			return &scenes[i];
+	return NULL;
+}
+
+pbd_result demo_scene_load(const demo_scene *scene, const demo_scene_options *options,
+			   const pbd_world_settings *settings, pbd_world **out_world, demo_scene_state *state,
+			   char *error, size_t error_capacity)
+{
+	memset(state, 0, sizeof *state);
+	state->wind_direction[0] = 1.0f;
+	pbd_world_def wd = pbd_world_def_default();
+	if (settings)
+		wd.settings = *settings;
+	pbd_result r = pbd_world_create(&wd, out_world);
+	if (r != PBD_OK) {
+		snprintf(error, error_capacity, "cannot create world: %s", pbd_result_string(r));
+		return r;
+	}
+	r = scene->create(*out_world, options, state);
+	if (r != PBD_OK) {
+		snprintf(error, error_capacity, "scene %s: %s", scene->name, pbd_world_last_error(*out_world));
+		pbd_world_destroy(*out_world);
+		*out_world = NULL;
+	}
+	return r;
+}
+
+pbd_result demo_scene_step(const demo_scene *scene, pbd_world *world, demo_scene_state *state, float dt)
+{
+	if (scene->update)
+		scene->update(world, state, dt);
+	pbd_result r = pbd_world_step(world, dt);
+	state->time += dt;
+	return r;
+}
+
+int demo_write_obj(FILE *out, const pbd_world *world, const demo_scene_state *state)
+{
+	int base = 1;
+	for (int c = 0; c < state->collider_count; ++c) {
+		pbd_collider_def d;
+		if (pbd_collider_get_def(world, state->colliders[c], &d) == PBD_OK && d.type == PBD_SHAPE_SPHERE)
+			fprintf(out, "# sphere %.9g %.9g %.9g %.9g\n", d.position[0], d.position[1], d.position[2], d.radius);
+	}
+	for (int c = 0; c < state->cloth_count; ++c) {
+		int n = 0, t = 0;
+		const float *x = pbd_cloth_positions(world, state->cloths[c], &n);
+		const uint32_t *f = pbd_cloth_indices(world, state->cloths[c], &t);
+		if (!x || !f)
+			continue;
+		fprintf(out, "o cloth%d\n", c);
+		for (int i = 0; i < n; ++i)
+			fprintf(out, "v %.9g %.9g %.9g\n", x[3 * i], x[3 * i + 1], x[3 * i + 2]);
+		for (int i = 0; i < t; ++i)
+			fprintf(out, "f %d %d %d\n", base + (int)f[3 * i], base + (int)f[3 * i + 1], base + (int)f[3 * i + 2]);
+		base += n;
+	}
+	return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,740 @@
+// SPDX-License-Identifier: MIT
+// Cloth creation (grid or triangle mesh), validation, destruction, setters and readback.
+#include <stdlib.h>
+#include <string.h>
+
+#include "world.h"
+
+// Everything a new cloth needs, built before the world is touched so that a failure leaves
+// the world as it was.
+typedef struct cloth_build {
+	int vertex_count;
+	int triangle_count;
+	pbd_v3 *rest;           // local rest positions
+	pbd_v3 *world_pos;      // posed positions
+	uint32_t *triangles;
+	float *inv_mass;
+	int edge_count;
+	uint32_t *edges;        // 2 per edge
+	float *edge_area;       // area of the triangles around each edge
+	uint32_t *edge_opposite;// 2 per edge: opposite vertices (UINT32_MAX if none)
+	int edge_tri_count_max; // > 2 means non-manifold edges exist
+	uint8_t *edge_manifold; // 1 if exactly two triangles share the edge
+	int shear_count;
+	uint32_t *shear;        // grid second diagonals, 2 each
+} cloth_build;
+
+static void build_free(pbd_world *w, cloth_build *b)
+{
+	size_t nv = (size_t)b->vertex_count, nt = (size_t)b->triangle_count, ne = (size_t)b->edge_count;
+	pbd_free_array(w, b->rest, nv, sizeof *b->rest);
+	pbd_free_array(w, b->world_pos, nv, sizeof *b->world_pos);
+	pbd_free_array(w, b->triangles, nt * 3, sizeof *b->triangles);
+	pbd_free_array(w, b->inv_mass, nv, sizeof *b->inv_mass);
+	// Edge arrays are sized for the upper bound 3 * triangles.
+	pbd_free_array(w, b->edges, nt * 3 * 2, sizeof *b->edges);
+	pbd_free_array(w, b->edge_area, nt * 3, sizeof *b->edge_area);
+	pbd_free_array(w, b->edge_opposite, nt * 3 * 2, sizeof *b->edge_opposite);
+	pbd_free_array(w, b->edge_manifold, nt * 3, sizeof *b->edge_manifold);
+	pbd_free_array(w, b->shear, (size_t)b->shear_count * 2, sizeof *b->shear);
+	(void)ne;
+	memset(b, 0, sizeof *b);
+}
+
+static pbd_result check_def_common(pbd_world *w, const pbd_cloth_def *def)
+{
+	if (def->internal_cookie != PBD_COOKIE)
+		return pbd_fail(w, PBD_ERR_BAD_DEF, "cloth def was not made by pbd_cloth_def_default()");
+	if (!pbd_finite_n(def->position, 3) || !pbd_finite_n(def->rotation, 4) || !pbd_finite_n(def->velocity, 3))
+		return pbd_fail(w, PBD_ERR_NOT_FINITE, "cloth pose or velocity is NaN or infinite");
+	const float *q = def->rotation;
+	if (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] < 1e-12f)
+		return pbd_fail(w, PBD_ERR_ZERO_NORMAL, "cloth rotation quaternion has zero length");
+	if (def->masses == NULL) {
+		if (!isfinite(def->areal_density))
+			return pbd_fail(w, PBD_ERR_NOT_FINITE, "areal density is NaN or infinite");
+		if (def->areal_density <= 0.0f)
+			return pbd_fail(w, PBD_ERR_NON_POSITIVE, "areal density must be > 0, got %g", (double)def->areal_density);
+	}
+	if (def->pinned_count < 0 || (def->pinned_count > 0 && def->pinned == NULL))
+		return pbd_fail(w, PBD_ERR_BAD_COUNT, "pinned_count is %d with pinned = %p", def->pinned_count,
+				(const void *)def->pinned);
+	return pbd_check_material(w, &def->material);
+}
+
+pbd_result pbd_check_material(pbd_world *w, const pbd_cloth_material *m)
+{
+	const float values[] = {m->stretch_compliance, m->shear_compliance, m->bend_compliance, m->damping,
+				m->static_friction, m->kinetic_friction, m->thickness, m->tether_slack};
+	if (!pbd_finite_n(values, PBD_ARRAY_COUNT(values)))
+		return pbd_fail(w, PBD_ERR_NOT_FINITE, "cloth material contains NaN or infinity");
+	static const char *const names[] = {"stretch compliance", "shear compliance", "bend compliance", "damping",
+					    "static friction", "kinetic friction", "thickness"};
+	for (int i = 0; i < PBD_ARRAY_COUNT(names); ++i)
+		if (values[i] < 0.0f)
+			return pbd_fail(w, PBD_ERR_NEGATIVE, "%s must be >= 0, got %g", names[i], (double)values[i]);
+	return PBD_OK;
+}
+
+static pbd_result build_grid(pbd_world *w, const pbd_cloth_def *def, cloth_build *b)
+{
+	int nx = def->grid.res_x, ny = def->grid.res_y;
+	if (nx < 2 || ny < 2 || nx > PBD_MAX_GRID_RES || ny > PBD_MAX_GRID_RES)
+		return pbd_fail(w, PBD_ERR_BAD_COUNT, "grid resolution must be 2..%d per side, got %d x %d",
+				PBD_MAX_GRID_RES, nx, ny);
+	if ((int64_t)nx * ny > PBD_MAX_PARTICLES)
+		return pbd_fail(w, PBD_ERR_BAD_COUNT, "grid of %d x %d has more than %d vertices", nx, ny, PBD_MAX_PARTICLES);
+	if (!isfinite(def->grid.width) || !isfinite(def->grid.height))
+		return pbd_fail(w, PBD_ERR_NOT_FINITE, "grid size is NaN or infinite");
+	if (def->grid.width <= 0.0f || def->grid.height <= 0.0f)
+		return pbd_fail(w, PBD_ERR_NON_POSITIVE, "grid size must be > 0, got %g x %g", (double)def->grid.width,
+				(double)def->grid.height);
+	b->vertex_count = nx * ny;
+	b->triangle_count = 2 * (nx - 1) * (ny - 1);
+	b->rest = pbd_alloc_array(w, (size_t)b->vertex_count, sizeof *b->rest);
+	b->triangles = pbd_alloc_array(w, (size_t)b->triangle_count * 3, sizeof *b->triangles);
+	b->shear_count = def->grid.shear_diagonals ? (nx - 1) * (ny - 1) : 0;
+	if (b->shear_count)
+		b->shear = pbd_alloc_array(w, (size_t)b->shear_count * 2, sizeof *b->shear);
+	if (!b->rest || !b->triangles || (b->shear_count && !b->shear))
+		return pbd_fail(w, PBD_ERR_OUT_OF_MEMORY, "out of memory for a %d x %d grid", nx, ny);
+	for (int j = 0; j < ny; ++j)
+		for (int i = 0; i < nx; ++i)
+			b->rest[j * nx + i] = v3(((float)i / (float)(nx - 1) - 0.5f) * def->grid.width, 0.0f,
+						 ((float)j / (float)(ny - 1) - 0.5f) * def->grid.height);
+	// Alternate the diagonal in a checkerboard so the mesh has no preferred shear direction.
+	uint32_t *t = b->triangles, *s = b->shear;
+	for (int j = 0; j + 1 < ny; ++j) {
+		for (int i = 0; i + 1 < nx; ++i) {
+			uint32_t a = (uint32_t)(j * nx + i), bb = a + 1, c = a + (uint32_t)nx, d = c + 1;
+			if (((i + j) & 1) == 0) {
+				uint32_t tri[6] = {a, c, d, a, d, bb};
+				memcpy(t, tri, sizeof tri);
+				if (s) { s[0] = bb; s[1] = c; s += 2; }
+			} else {
+				uint32_t tri[6] = {a, c, bb, bb, c, d};
+				memcpy(t, tri, sizeof tri);
+				if (s) { s[0] = a; s[1] = d; s += 2; }
+			}
+			t += 6;
+		}
+	}
+	return PBD_OK;
+}
+
+static pbd_result build_mesh(pbd_world *w, const pbd_cloth_def *def, cloth_build *b)
+{
+	int nv = def->mesh.vertex_count, nt = def->mesh.triangle_count;
+	if (!def->mesh.positions || !def->mesh.indices)
+		return pbd_fail(w, PBD_ERR_NULL_ARGUMENT, "mesh positions and indices are required");
+	if (nv < 3 || nv > PBD_MAX_PARTICLES)
+		return pbd_fail(w, PBD_ERR_BAD_COUNT, "mesh vertex count must be 3..%d, got %d", PBD_MAX_PARTICLES, nv);
+	if (nt < 1 || nt > 4 * PBD_MAX_PARTICLES)
+		return pbd_fail(w, PBD_ERR_BAD_COUNT, "mesh triangle count must be 1..%d, got %d", 4 * PBD_MAX_PARTICLES, nt);
+	for (int i = 0; i < nv * 3; ++i)
+		if (!isfinite(def->mesh.positions[i]))
+			return pbd_fail(w, PBD_ERR_NOT_FINITE, "mesh vertex %d has a NaN or infinite coordinate", i / 3);
+	for (int t = 0; t < nt; ++t) {
+		const uint32_t *f = def->mesh.indices + 3 * t;
+		for (int k = 0; k < 3; ++k)
+			if (f[k] >= (uint32_t)nv)
+				return pbd_fail(w, PBD_ERR_INDEX_OUT_OF_RANGE, "triangle %d names vertex %u of %d", t, f[k], nv);
+		if (f[0] == f[1] || f[1] == f[2] || f[0] == f[2])
+			return pbd_fail(w, PBD_ERR_REPEATED_INDEX, "triangle %d repeats a vertex (%u %u %u)", t, f[0], f[1], f[2]);
+		pbd_v3 a = v3_load(def->mesh.positions + 3 * f[0]);
+		pbd_v3 e1 = v3_sub(v3_load(def->mesh.positions + 3 * f[1]), a);
+		pbd_v3 e2 = v3_sub(v3_load(def->mesh.positions + 3 * f[2]), a);
+		float longest2 = fmaxf(fmaxf(v3_len2(e1), v3_len2(e2)), v3_len2(v3_sub(e2, e1)));
+		float twice_area = v3_len(v3_cross(e1, e2));
+		// Relative test: a sliver whose height is below 1e-6 of its longest edge has no
+		// usable normal or bending weights.
+		if (!(twice_area > 1e-6f * longest2) || !(longest2 > 1e-20f))
+			return pbd_fail(w, PBD_ERR_DEGENERATE_TRIANGLE, "triangle %d (%u %u %u) has zero area", t, f[0], f[1], f[2]);
+	}
+	b->vertex_count = nv;
+	b->triangle_count = nt;
+	b->rest = pbd_alloc_array(w, (size_t)nv, sizeof *b->rest);
+	b->triangles = pbd_alloc_array(w, (size_t)nt * 3, sizeof *b->triangles);
+	if (!b->rest || !b->triangles)
+		return pbd_fail(w, PBD_ERR_OUT_OF_MEMORY, "out of memory for a mesh of %d vertices", nv);
+	for (int i = 0; i < nv; ++i)
+		b->rest[i] = v3_load(def->mesh.positions + 3 * i);
+	memcpy(b->triangles, def->mesh.indices, (size_t)nt * 3 * sizeof *b->triangles);
+	return PBD_OK;
+}
+
+static pbd_result build_masses(pbd_world *w, const pbd_cloth_def *def, cloth_build *b)
+{
+	int nv = b->vertex_count;
+	b->inv_mass = pbd_alloc_array(w, (size_t)nv, sizeof *b->inv_mass);
+	if (!b->inv_mass)
+		return pbd_fail(w, PBD_ERR_OUT_OF_MEMORY, "out of memory for masses");
+	if (def->masses) {
+		for (int i = 0; i < nv; ++i) {
+			float m = def->masses[i];
+			if (!isfinite(m))
+				return pbd_fail(w, PBD_ERR_NOT_FINITE, "mass of vertex %d is NaN or infinite", i);
+			if (m <= 0.0f)
+				return pbd_fail(w, PBD_ERR_NON_POSITIVE, "mass of vertex %d must be > 0, got %g", i, (double)m);
+			b->inv_mass[i] = 1.0f / m;
+		}
+	} else {
+		// inv_mass holds masses until the end of this loop.
+		for (int t = 0; t < b->triangle_count; ++t) {
+			const uint32_t *f = b->triangles + 3 * t;
+			pbd_v3 e1 = v3_sub(b->rest[f[1]], b->rest[f[0]]), e2 = v3_sub(b->rest[f[2]], b->rest[f[0]]);
+			float third = 0.5f * v3_len(v3_cross(e1, e2)) * def->areal_density / 3.0f;
+			for (int k = 0; k < 3; ++k)
+				b->inv_mass[f[k]] += third;
+		}
+		for (int i = 0; i < nv; ++i) {
+			if (!(b->inv_mass[i] > 0.0f) || !isfinite(1.0f / b->inv_mass[i]))
+				return pbd_fail(w, PBD_ERR_NON_POSITIVE,
+						"vertex %d belongs to no triangle, so areal density gives it no mass", i);
+			b->inv_mass[i] = 1.0f / b->inv_mass[i];
+		}
+	}
+	// Pins.
+	int nx = def->grid.res_x, ny = def->grid.res_y;
+	if (def->source == PBD_CLOTH_GRID) {
+		uint32_t f = def->grid.pins;
+		for (int j = 0; j < ny; ++j) {
+			for (int i = 0; i < nx; ++i) {
+				bool u0 = i == 0, u1 = i == nx - 1, v0 = j == 0, v1 = j == ny - 1;
+				bool pin = ((f & PBD_PIN_CORNER_00) && u0 && v0) || ((f & PBD_PIN_CORNER_10) && u1 && v0) ||
+					   ((f & PBD_PIN_CORNER_01) && u0 && v1) || ((f & PBD_PIN_CORNER_11) && u1 && v1) ||
+					   ((f & PBD_PIN_EDGE_U0) && u0) || ((f & PBD_PIN_EDGE_U1) && u1) ||
+					   ((f & PBD_PIN_EDGE_V0) && v0) || ((f & PBD_PIN_EDGE_V1) && v1);
+				if (pin)
+					b->inv_mass[j * nx + i] = 0.0f;
+			}
+		}
+	}
+	for (int k = 0; k < def->pinned_count; ++k) {
+		if (def->pinned[k] >= (uint32_t)nv)
+			return pbd_fail(w, PBD_ERR_INDEX_OUT_OF_RANGE, "pinned vertex %u of %d is out of range", def->pinned[k], nv);
+		b->inv_mass[def->pinned[k]] = 0.0f;
+	}
+	return PBD_OK;
+}
+
+typedef struct edge_entry {
+	uint64_t key;
+	uint32_t opposite;
+	float area;
+} edge_entry;
+
+static int compare_edges(const void *a, const void *b)
+{
+	uint64_t ka = ((const edge_entry *)a)->key, kb = ((const edge_entry *)b)->key;
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	uint32_t oa = ((const edge_entry *)a)->opposite, ob = ((const edge_entry *)b)->opposite;
+	return oa < ob ? -1 : (oa > ob ? 1 : 0);
+}
+
+// Unique edges with the area and opposite vertices of their triangles.
+static pbd_result build_edges(pbd_world *w, cloth_build *b)
+{
+	size_t n = (size_t)b->triangle_count * 3;
+	edge_entry *e = pbd_alloc_array(w, n, sizeof *e);
+	b->edges = pbd_alloc_array(w, n * 2, sizeof *b->edges);
+	b->edge_area = pbd_alloc_array(w, n, sizeof *b->edge_area);
+	b->edge_opposite = pbd_alloc_array(w, n * 2, sizeof *b->edge_opposite);
+	b->edge_manifold = pbd_alloc_array(w, n, sizeof *b->edge_manifold);
+	if (!e || !b->edges || !b->edge_area || !b->edge_opposite || !b->edge_manifold) {
+		pbd_free_array(w, e, n, sizeof *e);
+		return pbd_fail(w, PBD_ERR_OUT_OF_MEMORY, "out of memory for %zu edges", n);
+	}
+	for (int t = 0; t < b->triangle_count; ++t) {
+		const uint32_t *f = b->triangles + 3 * t;
+		pbd_v3 e1 = v3_sub(b->rest[f[1]], b->rest[f[0]]), e2 = v3_sub(b->rest[f[2]], b->rest[f[0]]);
+		float area = 0.5f * v3_len(v3_cross(e1, e2));
+		for (int k = 0; k < 3; ++k) {
+			uint32_t a = f[k], c = f[(k + 1) % 3];
+			uint64_t lo = a < c ? a : c, hi = a < c ? c : a;
+			e[3 * t + k] = (edge_entry){(lo << 32) | hi, f[(k + 2) % 3], area};
+		}
+	}
+	qsort(e, n, sizeof *e, compare_edges);
+	int count = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		float area = 0.0f;
+		while (j < n && e[j].key == e[i].key)
+			area += e[j++].area;
+		b->edges[2 * count] = (uint32_t)(e[i].key >> 32);
+		b->edges[2 * count + 1] = (uint32_t)(e[i].key & 0xffffffffu);
+		b->edge_area[count] = area;
+		b->edge_opposite[2 * count] = e[i].opposite;
+		b->edge_opposite[2 * count + 1] = j - i >= 2 ? e[i + 1].opposite : UINT32_MAX;
+		// Bending needs exactly two triangles; a non-manifold edge keeps only stretch.
+		b->edge_manifold[count] = (j - i == 2 && e[i].opposite != e[i + 1].opposite) ? 1 : 0;
+		count++;
+		i = j;
+	}
+	b->edge_count = count;
+	pbd_free_array(w, e, n, sizeof *e);
+	return PBD_OK;
+}
+
+static pbd_result build_constraints(pbd_world *w, const cloth_build *b, pbd_cloth *cloth)
+{
+	int ne = b->edge_count, ns = b->shear_count, nd = ne + ns;
+	uint32_t *ij = pbd_alloc_array(w, (size_t)nd * 2, sizeof *ij);
+	float *rest = pbd_alloc_array(w, (size_t)nd, sizeof *rest);
+	float *scale = pbd_alloc_array(w, (size_t)nd, sizeof *scale);
+	uint8_t *kind = pbd_alloc_array(w, (size_t)nd, sizeof *kind);
+	int nb = 0;
+	for (int e = 0; e < ne; ++e)
+		nb += b->edge_manifold[e];
+	uint32_t *stencil = nb ? pbd_alloc_array(w, (size_t)nb * 4, sizeof *stencil) : NULL;
+	bool ok = ij && rest && scale && kind && (nb == 0 || stencil);
+	if (ok) {
+		for (int e = 0; e < ne; ++e) {
+			uint32_t a = b->edges[2 * e], c = b->edges[2 * e + 1];
+			float len = v3_len(v3_sub(b->rest[a], b->rest[c]));
+			ij[2 * e] = a;
+			ij[2 * e + 1] = c;
+			rest[e] = len;
+			scale[e] = len * len / b->edge_area[e];
+			kind[e] = PBD_DISTANCE_STRETCH;
+		}
+		for (int s = 0; s < ns; ++s) {
+			uint32_t a = b->shear[2 * s], c = b->shear[2 * s + 1];
+			float len = v3_len(v3_sub(b->rest[a], b->rest[c]));
+			ij[2 * (ne + s)] = a;
+			ij[2 * (ne + s) + 1] = c;
+			rest[ne + s] = len;
+			// The diagonal spans one quad: two triangles of area len^2 / 4 each.
+			scale[ne + s] = 2.0f;
+			kind[ne + s] = PBD_DISTANCE_SHEAR;
+		}
+		int k = 0;
+		for (int e = 0; e < ne; ++e) {
+			if (!b->edge_manifold[e])
+				continue;
+			uint32_t *st = stencil + 4 * k++;
+			st[0] = b->edges[2 * e];
+			st[1] = b->edges[2 * e + 1];
+			st[2] = b->edge_opposite[2 * e];
+			st[3] = b->edge_opposite[2 * e + 1];
+		}
+		ok = pbd_distance_build(w, &cloth->distance, b->vertex_count, nd, ij, rest, scale, kind) &&
+		     pbd_bending_build(w, &cloth->bending, b->vertex_count, nb, stencil, b->rest) &&
+		     pbd_tethers_build(w, &cloth->tethers, b->vertex_count, b->inv_mass, ne, b->edges, b->rest);
+	}
+	pbd_free_array(w, ij, (size_t)nd * 2, sizeof *ij);
+	pbd_free_array(w, rest, (size_t)nd, sizeof *rest);
+	pbd_free_array(w, scale, (size_t)nd, sizeof *scale);
+	pbd_free_array(w, kind, (size_t)nd, sizeof *kind);
+	pbd_free_array(w, stencil, (size_t)nb * 4, sizeof *stencil);
+	if (!ok)
+		return pbd_fail(w, PBD_ERR_OUT_OF_MEMORY, "out of memory for constraints");
+	pbd_distance_set_compliance(&cloth->distance, cloth->material.stretch_compliance, cloth->material.shear_compliance);
+	return PBD_OK;
+}
+
+static bool reserve_particles(pbd_world *w, int extra)
+{
+	int need = w->particle_count + extra;
+	if (need <= w->particle_capacity)
+		return true;
+	int cap = maxi(need, w->particle_capacity * 2);
+	size_t old = (size_t)w->particle_capacity, n = (size_t)cap;
+	// All or nothing: grow into fresh arrays, swap only when every one succeeded.
+	pbd_world tmp = *w;
+	bool ok = pbd_grow_array(w, (void **)&tmp.x, old, n, sizeof *w->x) &&
+		  pbd_grow_array(w, (void **)&tmp.p, old, n, sizeof *w->p) &&
+		  pbd_grow_array(w, (void **)&tmp.v, old, n, sizeof *w->v) &&
+		  pbd_grow_array(w, (void **)&tmp.force, old, n, sizeof *w->force) &&
+		  pbd_grow_array(w, (void **)&tmp.inv_mass_free, old, n, sizeof *w->inv_mass_free) &&
+		  pbd_grow_array(w, (void **)&tmp.pinned, old, n, sizeof *w->pinned) &&
+		  pbd_grow_array(w, (void **)&tmp.pin_from, old, n, sizeof *w->pin_from) &&
+		  pbd_grow_array(w, (void **)&tmp.pin_to, old, n, sizeof *w->pin_to) &&
+		  pbd_grow_array(w, (void **)&tmp.owner, old, n, sizeof *w->owner);
+	// Whatever grew now lives in tmp and the old block was freed; arrays that did not grow
+	// are unchanged. Either way tmp's pointers are the valid ones, so take them; only the
+	// capacity stays put on failure (the grown arrays are simply larger than needed).
+	w->x = tmp.x; w->p = tmp.p; w->v = tmp.v; w->force = tmp.force;
+	w->inv_mass_free = tmp.inv_mass_free; w->pinned = tmp.pinned;
+	w->pin_from = tmp.pin_from; w->pin_to = tmp.pin_to; w->owner = tmp.owner;
+	if (!ok)
+		return false;
+	w->particle_capacity = cap;
+	return true;
+}
+
+static int find_cloth_slot(pbd_world *w)
+{
+	for (int i = 0; i < w->cloth_capacity; ++i)
+		if (!w->cloths[i].live)
+			return i;
+	int cap = maxi(4, w->cloth_capacity * 2);
+	if (!pbd_grow_array(w, (void **)&w->cloths, (size_t)w->cloth_capacity, (size_t)cap, sizeof *w->cloths))
+		return -1;
+	int slot = w->cloth_capacity;
+	w->cloth_capacity = cap;
+	return slot;
+}
+
+pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_cloth_id *out_id)
+{
+	if (out_id)
+		*out_id = (pbd_cloth_id){0, 0};
+	if (!world || !def || !out_id)
+		return pbd_fail(world, PBD_ERR_NULL_ARGUMENT, "pbd_cloth_create needs a world, a def and an out id");
+	pbd_result r = check_def_common(world, def);
+	if (r != PBD_OK)
+		return r;
+	cloth_build b;
+	memset(&b, 0, sizeof b);
+	if (def->source == PBD_CLOTH_GRID)
+		r = build_grid(world, def, &b);
+	else if (def->source == PBD_CLOTH_MESH)
+		r = build_mesh(world, def, &b);
+	else
+		r = pbd_fail(world, PBD_ERR_BAD_SHAPE, "unknown cloth source %d", (int)def->source);
+	if (r == PBD_OK && world->particle_count + b.vertex_count > PBD_MAX_PARTICLES)
+		r = pbd_fail(world, PBD_ERR_BAD_COUNT, "the world would hold more than %d particles", PBD_MAX_PARTICLES);
+	if (r == PBD_OK)
+		r = build_masses(world, def, &b);
+	if (r == PBD_OK)
+		r = build_edges(world, &b);
+	pbd_cloth cloth;
+	memset(&cloth, 0, sizeof cloth);
+	cloth.material = def->material;
+	cloth.count = b.vertex_count;
+	cloth.triangle_count = b.triangle_count;
+	if (r == PBD_OK)
+		r = build_constraints(world, &b, &cloth);
+	size_t n3 = (size_t)b.vertex_count * 3;
+	if (r == PBD_OK) {
+		cloth.out_positions = pbd_alloc_array(world, n3, sizeof(float));
+		cloth.out_normals = pbd_alloc_array(world, n3, sizeof(float));
+		cloth.out_velocities = pbd_alloc_array(world, n3, sizeof(float));
+		cloth.triangles = b.triangles;
+		b.triangles = NULL;
+		if (!cloth.out_positions || !cloth.out_normals || !cloth.out_velocities)
+			r = pbd_fail(world, PBD_ERR_OUT_OF_MEMORY, "out of memory for cloth buffers");
+	}
+	int slot = r == PBD_OK ? find_cloth_slot(world) : -1;
+	if (r == PBD_OK && (slot < 0 || !reserve_particles(world, b.vertex_count)))
+		r = pbd_fail(world, PBD_ERR_OUT_OF_MEMORY, "out of memory for %d particles", b.vertex_count);
+	if (r != PBD_OK) {
+		cloth.live = true;  // lets release_all free what was built
+		pbd_cloth_release_all(world, &cloth);
+		build_free(world, &b);
+		return r;
+	}
+
+	// Commit: nothing below can fail.
+	pbd_quat q = quat_load(def->rotation);
+	float ql = sqrtf(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+	q = (pbd_quat){q.x / ql, q.y / ql, q.z / ql, q.w / ql};
+	pbd_v3 origin = v3_load(def->position), vel = v3_load(def->velocity);
+	int first = world->particle_count;
+	for (int i = 0; i < b.vertex_count; ++i) {
+		int k = first + i;
+		pbd_v3 pos = v3_add(quat_rotate(q, b.rest[i]), origin);
+		float wi = b.inv_mass[i];
+		world->x[k] = world->p[k] = v4_from3(pos, wi);
+		world->v[k] = wi > 0.0f ? vel : v3(0, 0, 0);
+		world->force[k] = v3(0, 0, 0);
+		world->pinned[k] = wi == 0.0f;
+		// A vertex pinned by the def keeps its free mass as if it had none: releasing it
+		// later needs a mass, so give it the mass its triangles would.
+		world->inv_mass_free[k] = wi;
+		world->pin_from[k] = world->pin_to[k] = pos;
+		world->owner[k] = (uint32_t)slot;
+	}
+	if (def->masses == NULL) {
+		// Free masses for pinned vertices (see above), from their triangles.
+		for (int t = 0; t < b.triangle_count; ++t) {
+			const uint32_t *f = cloth.triangles + 3 * t;
+			pbd_v3 e1 = v3_sub(b.rest[f[1]], b.rest[f[0]]), e2 = v3_sub(b.rest[f[2]], b.rest[f[0]]);
+			float third = 0.5f * v3_len(v3_cross(e1, e2)) * def->areal_density / 3.0f;
+			for (int k = 0; k < 3; ++k)
+				if (b.inv_mass[f[k]] == 0.0f)
+					world->force[first + (int)f[k]].x += third;  // scratch: accumulated mass
+		}
+	}
+	for (int i = 0; i < b.vertex_count; ++i) {
+		int k = first + i;
+		if (b.inv_mass[i] == 0.0f) {
+			float m = def->masses ? def->masses[i] : world->force[k].x;
+			world->inv_mass_free[k] = m > 0.0f ? 1.0f / m : 1.0f;
+			world->force[k].x = 0.0f;
+		}
+	}
+	world->particle_count += b.vertex_count;
+	uint32_t generation = world->cloths[slot].generation + 1;
+	cloth.first = first;
+	cloth.generation = generation;
+	cloth.live = true;
+	world->cloths[slot] = cloth;
+	pbd_cloth_refresh_outputs(world, &world->cloths[slot]);
+	build_free(world, &b);
+	*out_id = (pbd_cloth_id){(uint32_t)slot + 1, generation};
+	return PBD_OK;
+}
+
+void pbd_cloth_release_all(pbd_world *w, pbd_cloth *c)
+{
+	size_t n3 = (size_t)c->count * 3;
+	pbd_free_array(w, c->triangles, (size_t)c->triangle_count * 3, sizeof *c->triangles);
+	pbd_free_array(w, c->out_positions, n3, sizeof(float));
+	pbd_free_array(w, c->out_normals, n3, sizeof(float));
+	pbd_free_array(w, c->out_velocities, n3, sizeof(float));
+	pbd_distance_free(w, &c->distance);
+	pbd_bending_free(w, &c->bending);
+	pbd_tethers_free(w, &c->tethers);
+	c->triangles = NULL;
+	c->out_positions = c->out_normals = c->out_velocities = NULL;
+	c->live = false;
+}
+
+pbd_cloth *pbd_cloth_lookup(const pbd_world *world, pbd_cloth_id id, pbd_result *why)
+{
+	pbd_result r = PBD_OK;
+	pbd_cloth *c = NULL;
+	if (!world)
+		r = PBD_ERR_NULL_ARGUMENT;
+	else if (id.index1 == 0 || id.index1 > (uint32_t)world->cloth_capacity)
+		r = PBD_ERR_UNKNOWN_ID;
+	else {
+		c = &world->cloths[id.index1 - 1];
+		if (id.generation == 0 || id.generation > c->generation)
+			r = PBD_ERR_UNKNOWN_ID;
+		else if (!c->live || c->generation != id.generation)
+			r = PBD_ERR_STALE_ID;
+		if (r != PBD_OK)
+			c = NULL;
+	}
+	if (why)
+		*why = r;
+	return c;
+}
+
+// Looks up a cloth and writes the error message when it fails.
+static pbd_cloth *get_cloth(const pbd_world *world, pbd_cloth_id id, pbd_result *why)
+{
+	pbd_cloth *c = pbd_cloth_lookup(world, id, why);
+	if (!c && world)
+		pbd_fail((pbd_world *)world, *why, "cloth id {%u, %u} is %s", id.index1, id.generation,
+			 *why == PBD_ERR_STALE_ID ? "stale (the cloth was destroyed)" : "not a cloth of this world");
+	return c;
+}
+
+pbd_result pbd_cloth_check(const pbd_world *world, pbd_cloth_id id)
+{
+	pbd_result r;
+	pbd_cloth_lookup(world, id, &r);
+	return r;
+}
+
+pbd_result pbd_cloth_destroy(pbd_world *world, pbd_cloth_id id)
+{
+	pbd_result r;
+	pbd_cloth *c = get_cloth(world, id, &r);
+	if (!c)
+		return r;
+	int first = c->first, count = c->count, tail = world->particle_count - first - count;
+	// Close the gap in the particle arrays; later cloths move down.
+#define PBD_SHIFT(arr) memmove(world->arr + first, world->arr + first + count, (size_t)tail * sizeof *world->arr)
+	PBD_SHIFT(x); PBD_SHIFT(p); PBD_SHIFT(v); PBD_SHIFT(force); PBD_SHIFT(inv_mass_free);
+	PBD_SHIFT(pinned); PBD_SHIFT(pin_from); PBD_SHIFT(pin_to); PBD_SHIFT(owner);
+#undef PBD_SHIFT
+	world->particle_count -= count;
+	for (int i = 0; i < world->cloth_capacity; ++i)
+		if (world->cloths[i].live && world->cloths[i].first > first)
+			world->cloths[i].first -= count;
+	pbd_cloth_release_all(world, c);
+	world->contact_count = 0;
+	return PBD_OK;
+}
+
+pbd_result pbd_cloth_set_material(pbd_world *world, pbd_cloth_id id, const pbd_cloth_material *material)
+{
+	pbd_result r;
+	pbd_cloth *c = get_cloth(world, id, &r);
+	if (!c)
+		return r;
+	if (!material)
+		return pbd_fail(world, PBD_ERR_NULL_ARGUMENT, "material is NULL");
+	r = pbd_check_material(world, material);
+	if (r != PBD_OK)
+		return r;
+	c->material = *material;
+	pbd_distance_set_compliance(&c->distance, material->stretch_compliance, material->shear_compliance);
+	return PBD_OK;
+}
+
+pbd_result pbd_cloth_get_material(const pbd_world *world, pbd_cloth_id id, pbd_cloth_material *out)
+{
+	pbd_result r;
+	pbd_cloth *c = get_cloth(world, id, &r);
+	if (!c)
+		return r;
+	if (!out)
+		return pbd_fail((pbd_world *)world, PBD_ERR_NULL_ARGUMENT, "out is NULL");
+	*out = c->material;
+	return PBD_OK;
+}
+
+static const float *borrow(const pbd_world *world, pbd_cloth_id id, int *vertex_count, int which)
+{
+	pbd_result r;
+	pbd_cloth *c = pbd_cloth_lookup(world, id, &r);
+	if (vertex_count)
+		*vertex_count = c ? c->count : 0;
+	if (!c)
+		return NULL;
+	return which == 0 ? c->out_positions : (which == 1 ? c->out_normals : c->out_velocities);
+}
+
+const float *pbd_cloth_positions(const pbd_world *world, pbd_cloth_id id, int *vertex_count)
+{
+	return borrow(world, id, vertex_count, 0);
+}
+
+const float *pbd_cloth_normals(const pbd_world *world, pbd_cloth_id id, int *vertex_count)
+{
+	return borrow(world, id, vertex_count, 1);
+}
+
+const float *pbd_cloth_velocities(const pbd_world *world, pbd_cloth_id id, int *vertex_count)
+{
+	return borrow(world, id, vertex_count, 2);
+}
+
+const uint32_t *pbd_cloth_indices(const pbd_world *world, pbd_cloth_id id, int *triangle_count)
+{
+	pbd_cloth *c = pbd_cloth_lookup(world, id, NULL);
+	if (triangle_count)
+		*triangle_count = c ? c->triangle_count : 0;
+	return c ? c->triangles : NULL;
+}
+
+static pbd_result copy_out(const pbd_world *world, pbd_cloth_id id, float *out, int capacity, int which)
+{
+	pbd_result r;
+	pbd_cloth *c = get_cloth(world, id, &r);
+	if (!c)
+		return r;
+	if (!out)
+		return pbd_fail((pbd_world *)world, PBD_ERR_NULL_ARGUMENT, "out is NULL");
+	if (capacity < 0)
+		return pbd_fail((pbd_world *)world, PBD_ERR_BAD_COUNT, "capacity %d is negative", capacity);
+	const float *src = which == 0 ? c->out_positions : c->out_normals;
+	memcpy(out, src, (size_t)mini(capacity, c->count) * 3 * sizeof(float));
+	return PBD_OK;
+}
+
+pbd_result pbd_cloth_copy_positions(const pbd_world *world, pbd_cloth_id id, float *out, int capacity)
+{
+	return copy_out(world, id, out, capacity, 0);
+}
+
+pbd_result pbd_cloth_copy_normals(const pbd_world *world, pbd_cloth_id id, float *out, int capacity)
+{
+	return copy_out(world, id, out, capacity, 1);
+}
+
+static pbd_cloth *get_vertex(pbd_world *world, pbd_cloth_id id, int vertex, pbd_result *r)
+{
+	pbd_cloth *c = get_cloth(world, id, r);
+	if (c && (vertex < 0 || vertex >= c->count)) {
+		*r = pbd_fail(world, PBD_ERR_INDEX_OUT_OF_RANGE, "vertex %d of a cloth with %d vertices", vertex, c->count);
+		return NULL;
+	}
+	return c;
+}
+
+pbd_result pbd_cloth_get_inverse_mass(const pbd_world *world, pbd_cloth_id id, int vertex, float *out)
+{
+	pbd_result r;
+	pbd_cloth *c = get_vertex((pbd_world *)world, id, vertex, &r);
+	if (!c)
+		return r;
+	if (!out)
+		return pbd_fail((pbd_world *)world, PBD_ERR_NULL_ARGUMENT, "out is NULL");
+	*out = world->p[c->first + vertex].w;
+	return PBD_OK;
+}
+
+pbd_result pbd_cloth_pin_vertex(pbd_world *world, pbd_cloth_id id, int vertex, const float position[3])
+{
+	pbd_result r;
+	pbd_cloth *c = get_vertex(world, id, vertex, &r);
+	if (!c)
+		return r;
+	if (!position)
+		return pbd_fail(world, PBD_ERR_NULL_ARGUMENT, "position is NULL");
+	if (!pbd_finite_n(position, 3))
+		return pbd_fail(world, PBD_ERR_NOT_FINITE, "pin position is NaN or infinite");
+	int k = c->first + vertex;
+	if (!world->pinned[k]) {
+		world->pinned[k] = 1;
+		world->pin_from[k] = v3_of4(world->x[k]);
+		world->x[k].w = world->p[k].w = 0.0f;
+		world->v[k] = v3(0, 0, 0);
+	}
+	world->pin_to[k] = v3_load(position);
+	return PBD_OK;
+}
+
+pbd_result pbd_cloth_release_vertex(pbd_world *world, pbd_cloth_id id, int vertex)
+{
+	pbd_result r;
+	pbd_cloth *c = get_vertex(world, id, vertex, &r);
+	if (!c)
+		return r;
+	int k = c->first + vertex;
+	world->pinned[k] = 0;
+	world->x[k].w = world->p[k].w = world->inv_mass_free[k];
+	return PBD_OK;
+}
+
+pbd_result pbd_cloth_teleport(pbd_world *world, pbd_cloth_id id, const float offset[3], const float velocity[3])
+{
+	pbd_result r;
+	pbd_cloth *c = get_cloth(world, id, &r);
+	if (!c)
+		return r;
+	if ((offset && !pbd_finite_n(offset, 3)) || (velocity && !pbd_finite_n(velocity, 3)))
+		return pbd_fail(world, PBD_ERR_NOT_FINITE, "teleport offset or velocity is NaN or infinite");
+	pbd_v3 d = offset ? v3_load(offset) : v3(0, 0, 0);
+	for (int i = c->first; i < c->first + c->count; ++i) {
+		v4_set3(&world->x[i], v3_add(v3_of4(world->x[i]), d));
+		world->p[i] = world->x[i];
+		world->pin_from[i] = v3_add(world->pin_from[i], d);
+		world->pin_to[i] = v3_add(world->pin_to[i], d);
+		if (velocity && !world->pinned[i])
+			world->v[i] = v3_load(velocity);
+	}
+	pbd_cloth_refresh_outputs(world, c);
+	return PBD_OK;
+}
+
+void pbd_cloth_refresh_outputs(pbd_world *w, pbd_cloth *c)
+{
+	const pbd_v4 *x = w->x + c->first;
+	float *pos = c->out_positions, *nrm = c->out_normals, *vel = c->out_velocities;
+	memset(nrm, 0, (size_t)c->count * 3 * sizeof *nrm);
+	for (int t = 0; t < c->triangle_count; ++t) {
+		const uint32_t *f = c->triangles + 3 * t;
+		pbd_v3 a = v3_of4(x[f[0]]);
+		// Unnormalised: the cross product weights each face by its area.
+		pbd_v3 n = v3_cross(v3_sub(v3_of4(x[f[1]]), a), v3_sub(v3_of4(x[f[2]]), a));
+		for (int k = 0; k < 3; ++k) {
+			float *o = nrm + 3 * f[k];
+			o[0] += n.x; o[1] += n.y; o[2] += n.z;
+		}
+	}
+	for (int i = 0; i < c->count; ++i) {
+		v3_store(pos + 3 * i, v3_of4(x[i]));
+		v3_store(nrm + 3 * i, v3_normalize_or(v3_load(nrm + 3 * i), v3(0, 1, 0)));
+		v3_store(vel + 3 * i, w->v[c->first + i]);
+	}
+}

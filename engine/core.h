@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// Internal basics shared by engine/, constraints/ and collision/: asserts, small vector math.
+#pragma once
+
+#include <assert.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+// Programmer errors (broken internal invariants) assert; user input never does.
+#define PBD_ASSERT(c) assert(c)
+#define PBD_ARRAY_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define PBD_UNUSED(x) ((void)(x))
+
+typedef struct pbd_v3 {
+	float x, y, z;
+} pbd_v3;
+
+// A particle position together with its inverse mass in w: one 16-byte load gives a
+// constraint everything it needs about a particle.
+typedef struct pbd_v4 {
+	float x, y, z, w;
+} pbd_v4;
+
+static inline pbd_v3 v3(float x, float y, float z) { return (pbd_v3){x, y, z}; }
+static inline pbd_v3 v3_of4(pbd_v4 a) { return (pbd_v3){a.x, a.y, a.z}; }
+static inline pbd_v3 v3_load(const float *f) { return (pbd_v3){f[0], f[1], f[2]}; }
+static inline void v3_store(float *f, pbd_v3 a) { f[0] = a.x; f[1] = a.y; f[2] = a.z; }
+static inline pbd_v3 v3_add(pbd_v3 a, pbd_v3 b) { return (pbd_v3){a.x + b.x, a.y + b.y, a.z + b.z}; }
+static inline pbd_v3 v3_sub(pbd_v3 a, pbd_v3 b) { return (pbd_v3){a.x - b.x, a.y - b.y, a.z - b.z}; }
+static inline pbd_v3 v3_scale(pbd_v3 a, float s) { return (pbd_v3){a.x * s, a.y * s, a.z * s}; }
+static inline pbd_v3 v3_mad(pbd_v3 a, pbd_v3 b, float s) { return (pbd_v3){a.x + b.x * s, a.y + b.y * s, a.z + b.z * s}; }
+static inline float v3_dot(pbd_v3 a, pbd_v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline pbd_v3 v3_cross(pbd_v3 a, pbd_v3 b)
+{
+	return (pbd_v3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+static inline float v3_len2(pbd_v3 a) { return v3_dot(a, a); }
+static inline float v3_len(pbd_v3 a) { return sqrtf(v3_dot(a, a)); }
+static inline pbd_v3 v3_lerp(pbd_v3 a, pbd_v3 b, float t) { return v3_mad(a, v3_sub(b, a), t); }
+static inline pbd_v3 v3_normalize_or(pbd_v3 a, pbd_v3 fallback)
+{
+	float l = v3_len(a);
+	return l > 1e-20f ? v3_scale(a, 1.0f / l) : fallback;
+}
+static inline bool v3_is_finite(pbd_v3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
+static inline pbd_v4 v4_from3(pbd_v3 a, float w) { return (pbd_v4){a.x, a.y, a.z, w}; }
+static inline void v4_set3(pbd_v4 *a, pbd_v3 b) { a->x = b.x; a->y = b.y; a->z = b.z; }
+
+// Unit quaternion (x, y, z, w).
+typedef struct pbd_quat {
+	float x, y, z, w;
+} pbd_quat;
+
+static inline pbd_quat quat_load(const float *f) { return (pbd_quat){f[0], f[1], f[2], f[3]}; }
+static inline pbd_v3 quat_rotate(pbd_quat q, pbd_v3 v)
+{
+	// v' = v + 2 q.w (q.v x v) + 2 q.v x (q.v x v)
+	pbd_v3 u = {q.x, q.y, q.z};
+	pbd_v3 t = v3_scale(v3_cross(u, v), 2.0f);
+	return v3_add(v3_add(v, v3_scale(t, q.w)), v3_cross(u, t));
+}
+static inline pbd_quat quat_conj(pbd_quat q) { return (pbd_quat){-q.x, -q.y, -q.z, q.w}; }
+static inline pbd_quat quat_nlerp(pbd_quat a, pbd_quat b, float t)
+{
+	// Take the short way round; nlerp is close enough to slerp within one substep.
+	float d = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+	float s = d < 0.0f ? -1.0f : 1.0f;
+	pbd_quat q = {a.x + (s * b.x - a.x) * t, a.y + (s * b.y - a.y) * t, a.z + (s * b.z - a.z) * t,
+		      a.w + (s * b.w - a.w) * t};
+	float l = sqrtf(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+	return (pbd_quat){q.x / l, q.y / l, q.z / l, q.w / l};
+}
+
+static inline float clampf(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
+static inline int mini(int a, int b) { return a < b ? a : b; }
+static inline int maxi(int a, int b) { return a > b ? a : b; }

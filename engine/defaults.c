@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+// Every pbd_*_default() in one place, so the documented defaults are easy to check.
+#include "world.h"
+
+pbd_world_settings pbd_world_settings_default(void)
+{
+	return (pbd_world_settings){
+		.substeps = 10,
+		.iterations = 1,
+		.gravity = {0.0f, -9.81f, 0.0f},
+		.wind = {0.0f, 0.0f, 0.0f},
+		.wind_turbulence = 0.3f,
+		.air_density = 1.2f,
+		.drag_coefficient = 1.0f,
+		.lift_coefficient = 0.3f,
+	};
+}
+
+pbd_world_def pbd_world_def_default(void)
+{
+	return (pbd_world_def){
+		.settings = pbd_world_settings_default(),
+		.allocator = {NULL, NULL, NULL},
+		.internal_cookie = PBD_COOKIE,
+	};
+}
+
+pbd_cloth_material pbd_cloth_material_default(void)
+{
+	return (pbd_cloth_material){
+		.stretch_compliance = 1e-6f,
+		.shear_compliance = 1e-5f,
+		.bend_compliance = 10.0f,
+		.damping = 1.0f,
+		.static_friction = 0.5f,
+		.kinetic_friction = 0.4f,
+		.thickness = 0.01f,
+		.tether_slack = 0.02f,
+	};
+}
+
+pbd_cloth_def pbd_cloth_def_default(void)
+{
+	return (pbd_cloth_def){
+		.source = PBD_CLOTH_GRID,
+		.grid = {.res_x = 32, .res_y = 32, .width = 1.0f, .height = 1.0f, .pins = 0, .shear_diagonals = 1},
+		.mesh = {NULL, 0, NULL, 0},
+		.masses = NULL,
+		.areal_density = 0.2f,
+		.pinned = NULL,
+		.pinned_count = 0,
+		.position = {0.0f, 0.0f, 0.0f},
+		.rotation = {0.0f, 0.0f, 0.0f, 1.0f},
+		.velocity = {0.0f, 0.0f, 0.0f},
+		.material = pbd_cloth_material_default(),
+		.internal_cookie = PBD_COOKIE,
+	};
+}
+
+pbd_collider_def pbd_collider_def_default(void)
+{
+	return (pbd_collider_def){
+		.type = PBD_SHAPE_PLANE,
+		.normal = {0.0f, 1.0f, 0.0f},
+		.offset = 0.0f,
+		.radius = 0.5f,
+		.half_height = 0.5f,
+		.half_extents = {0.5f, 0.5f, 0.5f},
+		.position = {0.0f, 0.0f, 0.0f},
+		.rotation = {0.0f, 0.0f, 0.0f, 1.0f},
+		.static_friction = 0.5f,
+		.kinetic_friction = 0.4f,
+		.internal_cookie = PBD_COOKIE,
+	};
+}

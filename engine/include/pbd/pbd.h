@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: MIT
+// pbd: a position-based dynamics cloth engine.
+
+/*
+    pbd.h -- the one public header of the pbd cloth engine.
+
+    STEP BY STEP
+        pbd_world_def wd = pbd_world_def_default();
+        pbd_world *world = NULL;
+        if (pbd_world_create(&wd, &world) != PBD_OK) { ... }
+
+        pbd_cloth_def cd = pbd_cloth_def_default();   // a 1 m x 1 m grid, 32 x 32 vertices
+        cd.grid.pins = PBD_PIN_CORNER_00 | PBD_PIN_CORNER_10;
+        pbd_cloth_id cloth;
+        if (pbd_cloth_create(world, &cd, &cloth) != PBD_OK)
+            puts(pbd_world_last_error(world));
+
+        for (;;) {
+            pbd_world_step(world, 1.0f / 60.0f);
+            int n = 0;
+            const float *xyz = pbd_cloth_positions(world, cloth, &n);   // n packed float[3]
+            ...draw...
+        }
+        pbd_world_destroy(world);
+
+    UNITS AND AXES
+        SI units throughout (metres, kilograms, seconds, newtons). y is up.
+
+    STIFFNESS MODEL
+        Constraints are solved with XPBD (Macklin, Mueller, Chentanez 2016). Each kind has a
+        compliance, the inverse of a stiffness; 0 means rigid. The solver divides it by the
+        squared substep, so the converged shape depends on the compliance and not on the
+        number of substeps or iterations.
+
+    ERRORS
+        Functions that can fail return a pbd_result. On failure nothing changes and
+        pbd_world_last_error() describes the problem in one sentence. Bad user input (bad
+        indices, NaN, degenerate triangles, non-positive mass or dt, stale ids) is always an
+        error code, never a crash. The library never prints and never exits.
+
+    MEMORY
+        The world owns everything it allocates. pbd_world_def.allocator may route all of it
+        through the caller's functions; the default is malloc/free. After the first step,
+        pbd_world_step allocates only when contact buffers must grow.
+
+    THREADS
+        A world is not thread-safe; use one world per thread or lock around calls. There is
+        no global mutable state: separate worlds are independent.
+*/
+
+#ifndef PBD_PBD_H
+#define PBD_PBD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32) && defined(PBD_BUILD_DLL)
+#define PBD_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define PBD_API __attribute__((visibility("default")))
+#else
+#define PBD_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Result codes. PBD_OK is zero; every error is negative.
+typedef enum pbd_result {
+	PBD_OK = 0,
+	PBD_ERR_NULL_ARGUMENT = -1,       ///< a required pointer was NULL
+	PBD_ERR_BAD_DEF = -2,             ///< a def that did not come from its pbd_*_def_default()
+	PBD_ERR_INDEX_OUT_OF_RANGE = -3,  ///< a vertex index >= the vertex count (or negative)
+	PBD_ERR_REPEATED_INDEX = -4,      ///< a triangle names the same vertex twice
+	PBD_ERR_DEGENERATE_TRIANGLE = -5, ///< a triangle with (near) zero area
+	PBD_ERR_NOT_FINITE = -6,          ///< a NaN or infinite number
+	PBD_ERR_NON_POSITIVE = -7,        ///< mass, dt, size or density <= 0
+	PBD_ERR_BAD_COUNT = -8,           ///< substeps, iterations, resolution or a count out of range
+	PBD_ERR_NEGATIVE = -9,            ///< a compliance, friction, damping or thickness < 0
+	PBD_ERR_ZERO_NORMAL = -10,        ///< a plane normal (or rotation) of zero length
+	PBD_ERR_STALE_ID = -11,           ///< the id named an object that has been destroyed
+	PBD_ERR_UNKNOWN_ID = -12,         ///< the id never named an object of this world
+	PBD_ERR_OUT_OF_MEMORY = -13,      ///< the allocator returned NULL, or a size overflowed
+	PBD_ERR_BAD_SHAPE = -14,          ///< an unknown collider shape or a bad enum value
+} pbd_result;
+
+/// A short, static description of a result code (never NULL).
+PBD_API const char *pbd_result_string(pbd_result result);
+
+typedef struct pbd_world pbd_world;
+
+/// Cloth handle. index1 is 1-based so that a zero-initialised id is null; the generation
+/// catches ids of destroyed cloths (PBD_ERR_STALE_ID).
+typedef struct pbd_cloth_id {
+	uint32_t index1;
+	uint32_t generation;
+} pbd_cloth_id;
+
+/// Collider handle, same scheme as pbd_cloth_id.
+typedef struct pbd_collider_id {
+	uint32_t index1;
+	uint32_t generation;
+} pbd_collider_id;
+
+// ---------------------------------------------------------------------------------------------
+// Memory hooks
+
+/// Per-world allocator. alloc must return memory aligned to at least `align` bytes (a power
+/// of two, at most 64); free receives the size that was requested. Both get `user`.
+typedef struct pbd_allocator {
+	void *(*alloc)(size_t size, size_t align, void *user);
+	void (*free)(void *ptr, size_t size, void *user);
+	void *user;
+} pbd_allocator;
+
+// ---------------------------------------------------------------------------------------------
+// World
+
+/// World settings that may change at any time (pbd_world_set_settings).
+typedef struct pbd_world_settings {
+	/// Substeps per pbd_world_step, 1..1000. Default 10. More substeps beat more iterations
+	/// (Macklin et al. 2019); they also shorten each CCD sweep.
+	int substeps;
+	/// Constraint passes per substep, 1..1000. Default 1.
+	int iterations;
+	/// Gravity in m/s^2. Default (0, -9.81, 0).
+	float gravity[3];
+	/// Wind velocity in m/s. Default (0, 0, 0): still air, which still drags on moving cloth.
+	float wind[3];
+	/// Wind gustiness, 0..1: the wind speed varies by up to this fraction in slow, smooth
+	/// gusts that travel with the wind. Default 0.3.
+	float wind_turbulence;
+	/// Air density in kg/m^3, >= 0. Default 1.2. 0 switches all aerodynamics off (vacuum).
+	float air_density;
+	/// Pressure (drag) coefficient of a cloth triangle, acting along its normal on the
+	/// normal part of the relative air velocity, >= 0. Default 1.0.
+	float drag_coefficient;
+	/// Lift coefficient, >= 0: a force across the relative air velocity for triangles at an
+	/// angle to it; this is what makes a flag flutter. Default 0.3.
+	float lift_coefficient;
+} pbd_world_settings;
+
+/// World definition. Get one from pbd_world_def_default().
+typedef struct pbd_world_def {
+	pbd_world_settings settings;
+	/// Optional allocator; all fields NULL means malloc/free.
+	pbd_allocator allocator;
+	/// Set by pbd_world_def_default(); a def without it is rejected (PBD_ERR_BAD_DEF).
+	int internal_cookie;
+} pbd_world_def;
+
+PBD_API pbd_world_settings pbd_world_settings_default(void);
+PBD_API pbd_world_def pbd_world_def_default(void);
+
+/// Creates a world. On success *out_world is the new world; on failure it is NULL.
+PBD_API pbd_result pbd_world_create(const pbd_world_def *def, pbd_world **out_world);
+/// Destroys a world and everything in it. NULL is allowed.
+PBD_API void pbd_world_destroy(pbd_world *world);
+
+/// Advances the world by dt seconds (dt > 0, finite) in `substeps` substeps.
+PBD_API pbd_result pbd_world_step(pbd_world *world, float dt);
+
+/// Replaces all settings at once after checking them; on error nothing changes.
+PBD_API pbd_result pbd_world_set_settings(pbd_world *world, const pbd_world_settings *settings);
+PBD_API pbd_world_settings pbd_world_get_settings(const pbd_world *world);
+PBD_API pbd_result pbd_world_set_substeps(pbd_world *world, int substeps);
+PBD_API pbd_result pbd_world_set_iterations(pbd_world *world, int iterations);
+PBD_API pbd_result pbd_world_set_gravity(pbd_world *world, const float gravity[3]);
+PBD_API pbd_result pbd_world_set_wind(pbd_world *world, const float wind[3]);
+
+/// The last error message of this world, "" if none yet. Valid until the next call that fails.
+PBD_API const char *pbd_world_last_error(const pbd_world *world);
+
+/// Solver stages in step order; pbd_world_stats.stage_ms is indexed by them.
+typedef enum pbd_stage {
+	PBD_STAGE_PREDICT,     ///< forces (gravity, wind) and position prediction
+	PBD_STAGE_COLLIDE,     ///< finding contacts
+	PBD_STAGE_CONSTRAINTS, ///< stretch, bend and tether projection
+	PBD_STAGE_CONTACTS,    ///< contact and friction projection
+	PBD_STAGE_UPDATE,      ///< velocity update
+	PBD_STAGE_FINALIZE,    ///< damping, normals and readback buffers, once per step
+	PBD_STAGE_COUNT
+} pbd_stage;
+
+/// Name of a stage ("predict", "collide", ...), or "?".
+PBD_API const char *pbd_stage_name(pbd_stage stage);
+
+/// Figures of the last step.
+typedef struct pbd_world_stats {
+	double step_ms;                      ///< wall time of the whole last step
+	double stage_ms[PBD_STAGE_COUNT];    ///< wall time per stage, summed over substeps
+	int cloths;                          ///< live cloths
+	int colliders;                       ///< live colliders
+	int particles;                       ///< particles of all cloths
+	int triangles;                       ///< triangles of all cloths
+	int constraints;                     ///< stretch + bend + tether constraints
+	int collider_contacts;               ///< particle-collider contacts in the last substep
+	float max_stretch_error;             ///< largest |L - L0| / L0 over stretch constraints
+	int64_t steps;                       ///< steps taken since creation
+	size_t bytes_live;                   ///< bytes currently allocated by the world
+	size_t bytes_peak;                   ///< most bytes ever allocated at once
+	int64_t allocations;                 ///< calls to the allocator since creation
+} pbd_world_stats;
+
+PBD_API pbd_world_stats pbd_world_get_stats(const pbd_world *world);
+
+// ---------------------------------------------------------------------------------------------
+// Cloth
+
+/// Material of a cloth: everything the keyboard tunes. Change it at any time with
+/// pbd_cloth_set_material.
+typedef struct pbd_cloth_material {
+	/// Stretch compliance in m/N: the inverse of the fabric's in-plane stiffness (N/m). Each
+	/// edge gets compliance * L^2 / (area of its triangles), so the response does not depend
+	/// on the resolution. >= 0; 0 is inextensible. Default 1e-6 (a stiff cotton).
+	float stretch_compliance;
+	/// Shear compliance in m/N for the grid's second diagonals (grid cloth only). >= 0.
+	/// Default 1e-5.
+	float shear_compliance;
+	/// Bending compliance in 1/(N m): the inverse of the bending stiffness. Isometric bending
+	/// (Bergou et al. 2006): a quadratic energy in the positions, exact for cloth that is flat
+	/// at rest. >= 0. Default 10 (drapes like light cotton).
+	float bend_compliance;
+	/// Damping rate in 1/s: velocities relative to a reference motion decay as
+	/// exp(-damping t). For a cloth without pins the reference is its rigid motion, so free
+	/// flight and spin are not damped (air does that); for a pinned cloth it is the mean
+	/// velocity of its pins. >= 0. Default 1.
+	float damping;
+	/// Static friction coefficient, >= 0. Default 0.5.
+	float static_friction;
+	/// Kinetic friction coefficient, >= 0. Default 0.4.
+	float kinetic_friction;
+	/// Thickness in m: the cloth's mid-surface keeps thickness/2 from colliders. >= 0.
+	/// Default 0.01.
+	float thickness;
+	/// Tether slack: each particle stays within (1 + slack) times its rest geodesic distance
+	/// of the nearest pinned particle (long-range attachments, Kim et al. 2012). Negative
+	/// switches tethers off. Default 0.02.
+	float tether_slack;
+} pbd_cloth_material;
+
+PBD_API pbd_cloth_material pbd_cloth_material_default(void);
+
+/// Grid pin flags. The grid's vertex (i, j) lies at local (u, 0, v) with u = (i/(res_x-1) -
+/// 1/2) * width and v = (j/(res_y-1) - 1/2) * height; corner 00 is (i, j) = (0, 0), corner 10
+/// is (res_x-1, 0), and so on. EDGE_U0 pins every vertex with i = 0, EDGE_V0 every j = 0.
+enum {
+	PBD_PIN_CORNER_00 = 1 << 0,
+	PBD_PIN_CORNER_10 = 1 << 1,
+	PBD_PIN_CORNER_01 = 1 << 2,
+	PBD_PIN_CORNER_11 = 1 << 3,
+	PBD_PIN_EDGE_U0 = 1 << 4,
+	PBD_PIN_EDGE_U1 = 1 << 5,
+	PBD_PIN_EDGE_V0 = 1 << 6,
+	PBD_PIN_EDGE_V1 = 1 << 7,
+};
+
+/// Where a cloth's geometry comes from.
+typedef enum pbd_cloth_source {
+	PBD_CLOTH_GRID,  ///< a rectangular grid (pbd_cloth_def.grid)
+	PBD_CLOTH_MESH,  ///< caller's triangle arrays (pbd_cloth_def.mesh)
+} pbd_cloth_source;
+
+/// Cloth definition. Get one from pbd_cloth_def_default(): a 1 m square grid of 32 x 32
+/// vertices lying horizontally at the origin, 0.2 kg/m^2, nothing pinned.
+typedef struct pbd_cloth_def {
+	pbd_cloth_source source;
+	struct {
+		int res_x, res_y;       ///< vertices along u and v, 2..4096 each. Default 32 x 32.
+		float width, height;    ///< size along u and v in m, > 0. Default 1 x 1.
+		uint32_t pins;          ///< PBD_PIN_* flags. Default 0.
+		/// Adds the second diagonal of every quad as a shear constraint. Default 1.
+		int shear_diagonals;
+	} grid;
+	struct {
+		const float *positions;   ///< vertex_count packed float[3], in local coordinates
+		int vertex_count;         ///< >= 3
+		const uint32_t *indices;  ///< triangle_count * 3 vertex indices
+		int triangle_count;       ///< >= 1
+	} mesh;
+	/// Optional per-vertex masses in kg (> 0, vertex_count entries). NULL: masses come
+	/// from areal_density and the triangle areas (each triangle gives a third to each vertex).
+	const float *masses;
+	/// Areal density in kg/m^2, > 0, used when masses is NULL. Default 0.2 (light cotton).
+	float areal_density;
+	/// Optional indices of pinned vertices (in addition to grid.pins). Pinned vertices do
+	/// not move unless moved with pbd_cloth_pin_vertex.
+	const uint32_t *pinned;
+	int pinned_count;
+	/// Pose: local positions are rotated by the unit quaternion rotation (x, y, z, w) and
+	/// then moved by position. Default identity at the origin.
+	float position[3];
+	float rotation[4];
+	/// Initial velocity of every vertex, m/s. Default 0.
+	float velocity[3];
+	pbd_cloth_material material;
+	int internal_cookie;
+} pbd_cloth_def;
+
+PBD_API pbd_cloth_def pbd_cloth_def_default(void);
+
+/// Creates a cloth. On failure *out_id is null and nothing changed.
+PBD_API pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_cloth_id *out_id);
+PBD_API pbd_result pbd_cloth_destroy(pbd_world *world, pbd_cloth_id id);
+/// PBD_OK for a live cloth of this world, else PBD_ERR_STALE_ID or PBD_ERR_UNKNOWN_ID.
+PBD_API pbd_result pbd_cloth_check(const pbd_world *world, pbd_cloth_id id);
+
+PBD_API pbd_result pbd_cloth_set_material(pbd_world *world, pbd_cloth_id id, const pbd_cloth_material *material);
+PBD_API pbd_result pbd_cloth_get_material(const pbd_world *world, pbd_cloth_id id, pbd_cloth_material *out);
+
+/// Borrowed, packed float[3] per vertex, valid until the next call that changes the world.
+/// Returns NULL for a bad id. *vertex_count (if not NULL) gets the count.
+PBD_API const float *pbd_cloth_positions(const pbd_world *world, pbd_cloth_id id, int *vertex_count);
+/// Unit per-vertex normals (area-weighted), same layout and lifetime as the positions.
+PBD_API const float *pbd_cloth_normals(const pbd_world *world, pbd_cloth_id id, int *vertex_count);
+/// Velocities in m/s, same layout and lifetime as the positions.
+PBD_API const float *pbd_cloth_velocities(const pbd_world *world, pbd_cloth_id id, int *vertex_count);
+/// Triangle indices (3 per triangle, into the cloth's vertices); constant for the cloth's life.
+PBD_API const uint32_t *pbd_cloth_indices(const pbd_world *world, pbd_cloth_id id, int *triangle_count);
+/// Copies up to `capacity` vertices' positions (float[3] each) into out.
+PBD_API pbd_result pbd_cloth_copy_positions(const pbd_world *world, pbd_cloth_id id, float *out, int capacity);
+PBD_API pbd_result pbd_cloth_copy_normals(const pbd_world *world, pbd_cloth_id id, float *out, int capacity);
+/// Inverse mass of a vertex in 1/kg (0 for a pinned vertex).
+PBD_API pbd_result pbd_cloth_get_inverse_mass(const pbd_world *world, pbd_cloth_id id, int vertex, float *out);
+
+/// Makes a vertex kinematic and moves it to `position` over the next step (it arrives at the
+/// end of the step, moving in a straight line through the substeps). Call every frame to drag.
+PBD_API pbd_result pbd_cloth_pin_vertex(pbd_world *world, pbd_cloth_id id, int vertex, const float position[3]);
+/// Gives a pinned vertex its mass back; it keeps its position and velocity.
+PBD_API pbd_result pbd_cloth_release_vertex(pbd_world *world, pbd_cloth_id id, int vertex);
+/// Moves every vertex by `offset` and sets every free vertex's velocity (NULL keeps it).
+PBD_API pbd_result pbd_cloth_teleport(pbd_world *world, pbd_cloth_id id, const float offset[3], const float velocity[3]);
+
+// ---------------------------------------------------------------------------------------------
+// Colliders
+
+typedef enum pbd_shape_type {
+	PBD_SHAPE_PLANE,   ///< half-space below the plane through `position` with normal local +y
+	PBD_SHAPE_SPHERE,  ///< `radius` around `position`
+	PBD_SHAPE_CAPSULE, ///< segment of half length `half_height` along local y, with `radius`
+	PBD_SHAPE_BOX,     ///< oriented box with `half_extents`
+	PBD_SHAPE_COUNT
+} pbd_shape_type;
+
+/// Collider definition. Get one from pbd_collider_def_default(): the floor plane y = 0.
+/// A plane is given by `normal` and `offset` (the points x with n.x = offset; the normal
+/// need not be unit length, the offset is then scaled with it); its position and rotation
+/// fields are ignored at creation. pbd_collider_set_pose moves any collider, planes too
+/// (a plane's local +y is its normal).
+typedef struct pbd_collider_def {
+	pbd_shape_type type;
+	float normal[3];          ///< plane only; default (0, 1, 0)
+	float offset;             ///< plane only, m; default 0
+	float radius;             ///< sphere, capsule: m, > 0. Default 0.5.
+	float half_height;        ///< capsule: m, >= 0. Default 0.5.
+	float half_extents[3];    ///< box: m, > 0. Default 0.5 each.
+	float position[3];        ///< m
+	float rotation[4];        ///< unit quaternion (x, y, z, w)
+	float static_friction;    ///< >= 0. Default 0.5. A contact uses sqrt(a * b) of both sides.
+	float kinetic_friction;   ///< >= 0. Default 0.4.
+	int internal_cookie;
+} pbd_collider_def;
+
+PBD_API pbd_collider_def pbd_collider_def_default(void);
+PBD_API pbd_result pbd_collider_create(pbd_world *world, const pbd_collider_def *def, pbd_collider_id *out_id);
+PBD_API pbd_result pbd_collider_destroy(pbd_world *world, pbd_collider_id id);
+/// Moves a collider kinematically: it reaches the pose at the end of the next step, moving
+/// smoothly through the substeps; contacts see its velocity (friction drags cloth along).
+PBD_API pbd_result pbd_collider_set_pose(pbd_world *world, pbd_collider_id id, const float position[3], const float rotation[4]);
+PBD_API pbd_result pbd_collider_set_friction(pbd_world *world, pbd_collider_id id, float static_friction, float kinetic_friction);
+/// The collider's current definition (its pose as now).
+PBD_API pbd_result pbd_collider_get_def(const pbd_world *world, pbd_collider_id id, pbd_collider_def *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // PBD_PBD_H

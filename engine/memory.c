@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+// Allocation through the world's hooks, with a live and peak byte count.
+#include <stdlib.h>
+#include <string.h>
+
+#include "world.h"
+
+#define PBD_ALIGN 32
+
+void *pbd_alloc(pbd_world *world, size_t size)
+{
+	if (size == 0)
+		return NULL;
+	void *ptr = NULL;
+	if (world->allocator.alloc) {
+		ptr = world->allocator.alloc(size, PBD_ALIGN, world->allocator.user);
+	} else {
+		// aligned_alloc needs a size that is a multiple of the alignment.
+		size_t rounded = (size + PBD_ALIGN - 1) & ~(size_t)(PBD_ALIGN - 1);
+		ptr = rounded >= size ? aligned_alloc(PBD_ALIGN, rounded) : NULL;
+	}
+	if (ptr) {
+		world->bytes_live += size;
+		if (world->bytes_live > world->bytes_peak)
+			world->bytes_peak = world->bytes_live;
+		world->allocations++;
+	}
+	return ptr;
+}
+
+void pbd_free(pbd_world *world, void *ptr, size_t size)
+{
+	if (!ptr)
+		return;
+	PBD_ASSERT(world->bytes_live >= size);
+	world->bytes_live -= size;
+	if (world->allocator.free)
+		world->allocator.free(ptr, size, world->allocator.user);
+	else
+		free(ptr);
+}
+
+void *pbd_alloc_array(pbd_world *world, size_t count, size_t size)
+{
+	if (count == 0 || size == 0)
+		return NULL;
+	if (count > SIZE_MAX / size)
+		return NULL;
+	void *ptr = pbd_alloc(world, count * size);
+	if (ptr)
+		memset(ptr, 0, count * size);
+	return ptr;
+}
+
+void pbd_free_array(pbd_world *world, void *ptr, size_t count, size_t size)
+{
+	pbd_free(world, ptr, count * size);
+}
+
+bool pbd_grow_array(pbd_world *world, void **array, size_t old_count, size_t new_count, size_t size)
+{
+	if (new_count <= old_count)
+		return true;
+	void *fresh = pbd_alloc_array(world, new_count, size);
+	if (!fresh)
+		return false;
+	if (*array && old_count)
+		memcpy(fresh, *array, old_count * size);
+	pbd_free_array(world, *array, old_count, size);
+	*array = fresh;
+	return true;
+}

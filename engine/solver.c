@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: MIT
+// The step: substeps of predict, collide, project, update (DESIGN.md, "The step").
+//
+//   step(dt):  for each of `substeps` substeps of h = dt / substeps
+//                predict      v += h (g + f/m); p = x + h v    (kinematic: along their path)
+//                collide      particle-collider pairs near the path x -> p
+//                project      `iterations` x (stretch, shear, bend, tethers; contacts + friction)
+//                update       v = (p - x) / h; x = p
+//              finalize       damping, normals, readback buffers, statistics
+//
+// XPBD multipliers are reset at every substep, so compliance alone sets the stiffness.
+#define _POSIX_C_SOURCE 199309L
+#include <string.h>
+#include <time.h>
+
+#include "world.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static pbd_pose pose_lerp(pbd_pose a, pbd_pose b, float t)
+{
+	return (pbd_pose){v3_lerp(a.p, b.p, t), quat_nlerp(a.q, b.q, t)};
+}
+
+// Smooth gusts that travel with the wind: a few incommensurate sine waves along and across
+// the wind direction, deterministic in position and time. Returns the factor on the wind.
+static pbd_v3 gust_wind(const pbd_world_settings *s, pbd_v3 wind, float speed, pbd_v3 at, double time)
+{
+	if (s->wind_turbulence <= 0.0f || speed <= 0.0f)
+		return wind;
+	pbd_v3 dir = v3_scale(wind, 1.0f / speed);
+	pbd_v3 side = v3_normalize_or(v3_cross(dir, v3(0, 1, 0)), v3(1, 0, 0));
+	pbd_v3 up = v3_cross(side, dir);
+	float along = v3_dot(at, dir) - speed * (float)time;
+	float across = v3_dot(at, side), high = v3_dot(at, up);
+	float g1 = 0.6f * sinf(1.3f * along + 0.7f * across) + 0.4f * sinf(3.1f * along - 1.1f * high + 1.7f);
+	float g2 = sinf(2.3f * along + 1.9f * across + 0.5f);
+	float g3 = sinf(1.7f * along - 2.1f * high + 2.9f);
+	float t = s->wind_turbulence;
+	pbd_v3 w = v3_scale(wind, 1.0f + t * g1);
+	w = v3_mad(w, side, 0.3f * t * speed * g2);
+	return v3_mad(w, up, 0.3f * t * speed * g3);
+}
+
+// Aerodynamic force per triangle, shared equally by its corners: a pressure along the normal
+// proportional to the squared normal part of the relative air velocity (a plate facing the
+// flow), and a lift across the flow for triangles at an angle to it, 0.5 rho C_l A |v| (v.n)
+// along the part of n perpendicular to v. Still air (wind = 0) drags on moving cloth.
+static void aerodynamic_forces(pbd_world *w, const pbd_cloth *c)
+{
+	const pbd_world_settings *s = &w->settings;
+	pbd_v3 wind = v3_load(s->wind);
+	float speed = v3_len(wind);
+	float half_rho = 0.5f * s->air_density;
+	const pbd_v4 *x = w->x + c->first;
+	const pbd_v3 *v = w->v + c->first;
+	pbd_v3 *f = w->force + c->first;
+	for (int t = 0; t < c->triangle_count; ++t) {
+		const uint32_t *tri = c->triangles + 3 * t;
+		pbd_v3 a = v3_of4(x[tri[0]]), b = v3_of4(x[tri[1]]), d = v3_of4(x[tri[2]]);
+		pbd_v3 cross = v3_cross(v3_sub(b, a), v3_sub(d, a));
+		float twice_area = v3_len(cross);
+		if (twice_area <= 1e-12f)
+			continue;
+		pbd_v3 n = v3_scale(cross, 1.0f / twice_area);
+		pbd_v3 center = v3_scale(v3_add(v3_add(a, b), d), 1.0f / 3.0f);
+		pbd_v3 vel = v3_scale(v3_add(v3_add(v[tri[0]], v[tri[1]]), v[tri[2]]), 1.0f / 3.0f);
+		pbd_v3 rel = v3_sub(gust_wind(s, wind, speed, center, w->time), vel);
+		float rel_len = v3_len(rel);
+		if (rel_len <= 1e-6f)
+			continue;
+		float vn = v3_dot(rel, n), area = 0.5f * twice_area;
+		pbd_v3 force = v3_scale(n, half_rho * s->drag_coefficient * area * fabsf(vn) * vn);
+		pbd_v3 n_perp = v3_mad(n, rel, -vn / (rel_len * rel_len));
+		force = v3_mad(force, n_perp, half_rho * s->lift_coefficient * area * rel_len * vn);
+		pbd_v3 share = v3_scale(force, 1.0f / 3.0f);
+		for (int k = 0; k < 3; ++k)
+			f[tri[k]] = v3_add(f[tri[k]], share);
+	}
+}
+
+static bool air_is_on(const pbd_world *w)
+{
+	const pbd_world_settings *s = &w->settings;
+	return s->air_density > 0.0f && (s->drag_coefficient > 0.0f || s->lift_coefficient > 0.0f);
+}
+
+// Aerodynamic forces are evaluated once per step from the state at its start: air varies
+// slowly next to the substep rate, and this is the costliest force by far.
+static void air_forces(pbd_world *w)
+{
+	memset(w->force, 0, (size_t)w->particle_count * sizeof *w->force);
+	for (int s = 0; s < w->cloth_capacity; ++s)
+		if (w->cloths[s].live)
+			aerodynamic_forces(w, &w->cloths[s]);
+}
+
+static void predict(pbd_world *w, bool air, float h, float t_end)
+{
+	pbd_v3 g = v3_load(w->settings.gravity);
+	pbd_v3 wind = v3_load(w->settings.wind);
+	float gust = (1.0f + w->settings.wind_turbulence) * v3_len(wind);
+	for (int i = 0; i < w->particle_count; ++i) {
+		if (w->pinned[i]) {
+			v4_set3(&w->p[i], v3_lerp(w->pin_from[i], w->pin_to[i], t_end));
+			continue;
+		}
+		pbd_v3 v = w->v[i];
+		if (air) {
+			// Air can bring a particle to the air's speed but never past it: this keeps the
+			// explicit force stable for light cloth in strong wind.
+			pbd_v3 dv = v3_scale(w->force[i], h * w->p[i].w);
+			float limit = v3_len(v3_sub(wind, v)) + gust, len = v3_len(dv);
+			if (len > limit)
+				dv = v3_scale(dv, limit / len);
+			v = v3_add(v, dv);
+		}
+		w->v[i] = v3_mad(v, g, h);
+		v4_set3(&w->p[i], v3_mad(v3_of4(w->x[i]), w->v[i], h));
+	}
+}
+
+static void project(pbd_world *w, float inv_h2)
+{
+	for (int s = 0; s < w->cloth_capacity; ++s) {
+		pbd_cloth *c = &w->cloths[s];
+		if (!c->live)
+			continue;
+		pbd_v4 *p = w->p + c->first;
+		pbd_distance_solve(p, &c->distance, inv_h2);
+		pbd_bending_solve(p, &c->bending, c->material.bend_compliance, inv_h2);
+		pbd_tethers_solve(p, &c->tethers, c->material.tether_slack);
+	}
+}
+
+static void reset_multipliers(pbd_world *w)
+{
+	for (int s = 0; s < w->cloth_capacity; ++s) {
+		pbd_cloth *c = &w->cloths[s];
+		if (!c->live)
+			continue;
+		pbd_distance_reset(&c->distance);
+		pbd_bending_reset(&c->bending);
+	}
+}
+
+static void update(pbd_world *w, float inv_h)
+{
+	for (int i = 0; i < w->particle_count; ++i) {
+		pbd_v3 p = v3_of4(w->p[i]), x = v3_of4(w->x[i]);
+		w->v[i] = v3_scale(v3_sub(p, x), inv_h);
+		w->x[i] = w->p[i];
+	}
+}
+
+// Solves the symmetric 3x3 system I w = L; false when I is (nearly) singular.
+static bool solve_sym3(const double I[6], const double L[3], double out[3])
+{
+	// I = [a b c; b d e; c e f]
+	double a = I[0], b = I[1], c = I[2], d = I[3], e = I[4], f = I[5];
+	double A = d * f - e * e, B = c * e - b * f, C = b * e - c * d;
+	double det = a * A + b * B + c * C;
+	double scale = a + d + f;
+	if (!(fabs(det) > 1e-9 * scale * scale * scale))
+		return false;
+	double D = a * f - c * c, E = b * c - a * e, F = a * d - b * b;
+	out[0] = (A * L[0] + B * L[1] + C * L[2]) / det;
+	out[1] = (B * L[0] + D * L[1] + E * L[2]) / det;
+	out[2] = (C * L[0] + E * L[1] + F * L[2]) / det;
+	return true;
+}
+
+// Damping acts on velocities relative to a reference motion that no internal force could
+// change. A free cloth's reference is its own rigid motion (Mueller et al. 2007, PBD section
+// 3.5): deformation dies out at the damping rate while linear and angular momentum stay
+// untouched. A pinned cloth's reference is the mean velocity of its pins: swinging about
+// them is damped too, as it should be (a pinned cloth's free part is not a rigid body).
+static void damp(pbd_world *w, pbd_cloth *c, float dt)
+{
+	float k = 1.0f - expf(-c->material.damping * dt);
+	if (k <= 0.0f)
+		return;
+	double mass = 0.0, cm[3] = {0, 0, 0}, vm[3] = {0, 0, 0}, pin_v[3] = {0, 0, 0};
+	int pins = 0;
+	for (int i = c->first; i < c->first + c->count; ++i) {
+		float wi = w->x[i].w;
+		if (wi == 0.0f) {
+			pins++;
+			pin_v[0] += w->v[i].x; pin_v[1] += w->v[i].y; pin_v[2] += w->v[i].z;
+			continue;
+		}
+		double m = 1.0 / wi;
+		mass += m;
+		cm[0] += m * w->x[i].x; cm[1] += m * w->x[i].y; cm[2] += m * w->x[i].z;
+		vm[0] += m * w->v[i].x; vm[1] += m * w->v[i].y; vm[2] += m * w->v[i].z;
+	}
+	if (mass <= 0.0)
+		return;
+	double omega[3] = {0, 0, 0};
+	if (pins > 0) {
+		for (int j = 0; j < 3; ++j) {
+			vm[j] = pin_v[j] / pins;
+			cm[j] = 0.0;
+		}
+	} else {
+		for (int j = 0; j < 3; ++j) {
+			cm[j] /= mass;
+			vm[j] /= mass;
+		}
+		double L[3] = {0, 0, 0}, I[6] = {0, 0, 0, 0, 0, 0};
+		for (int i = c->first; i < c->first + c->count; ++i) {
+			double m = 1.0 / w->x[i].w;
+			double r[3] = {w->x[i].x - cm[0], w->x[i].y - cm[1], w->x[i].z - cm[2]};
+			double u[3] = {w->v[i].x - vm[0], w->v[i].y - vm[1], w->v[i].z - vm[2]};
+			L[0] += m * (r[1] * u[2] - r[2] * u[1]);
+			L[1] += m * (r[2] * u[0] - r[0] * u[2]);
+			L[2] += m * (r[0] * u[1] - r[1] * u[0]);
+			I[0] += m * (r[1] * r[1] + r[2] * r[2]);
+			I[1] -= m * r[0] * r[1];
+			I[2] -= m * r[0] * r[2];
+			I[3] += m * (r[0] * r[0] + r[2] * r[2]);
+			I[4] -= m * r[1] * r[2];
+			I[5] += m * (r[0] * r[0] + r[1] * r[1]);
+		}
+		if (!solve_sym3(I, L, omega))
+			omega[0] = omega[1] = omega[2] = 0.0;
+	}
+	for (int i = c->first; i < c->first + c->count; ++i) {
+		if (w->x[i].w == 0.0f)
+			continue;
+		double r[3] = {w->x[i].x - cm[0], w->x[i].y - cm[1], w->x[i].z - cm[2]};
+		double ref[3] = {vm[0] + omega[1] * r[2] - omega[2] * r[1], vm[1] + omega[2] * r[0] - omega[0] * r[2],
+				 vm[2] + omega[0] * r[1] - omega[1] * r[0]};
+		w->v[i].x += k * (float)(ref[0] - w->v[i].x);
+		w->v[i].y += k * (float)(ref[1] - w->v[i].y);
+		w->v[i].z += k * (float)(ref[2] - w->v[i].z);
+	}
+}
+
+static void finalize(pbd_world *w, float dt)
+{
+	float strain = 0.0f;
+	for (int s = 0; s < w->cloth_capacity; ++s) {
+		pbd_cloth *c = &w->cloths[s];
+		if (!c->live)
+			continue;
+		damp(w, c, dt);
+		pbd_cloth_refresh_outputs(w, c);
+		strain = fmaxf(strain, pbd_distance_max_strain(w->x + c->first, &c->distance, PBD_DISTANCE_STRETCH));
+	}
+	w->stats.max_stretch_error = strain;
+	// Kinematic particles have arrived; colliders too.
+	for (int i = 0; i < w->particle_count; ++i)
+		if (w->pinned[i])
+			w->pin_from[i] = w->pin_to[i];
+	for (int i = 0; i < w->collider_capacity; ++i)
+		w->colliders[i].pose_start = w->colliders[i].sub_start = w->colliders[i].sub_end = w->colliders[i].pose_end;
+}
+
+pbd_result pbd_world_step(pbd_world *w, float dt)
+{
+	if (!w)
+		return PBD_ERR_NULL_ARGUMENT;
+	if (!isfinite(dt))
+		return pbd_fail(w, PBD_ERR_NOT_FINITE, "dt is NaN or infinite");
+	if (dt <= 0.0f)
+		return pbd_fail(w, PBD_ERR_NON_POSITIVE, "dt must be > 0, got %g", (double)dt);
+	double t_step = now_ms();
+	double stage[PBD_STAGE_COUNT] = {0};
+	int substeps = w->settings.substeps, iterations = w->settings.iterations;
+	float h = dt / (float)substeps, inv_h = 1.0f / h, inv_h2 = inv_h * inv_h;
+	int touching = 0;
+	bool air = air_is_on(w);
+	if (air) {
+		double t = now_ms();
+		air_forces(w);
+		stage[PBD_STAGE_PREDICT] += now_ms() - t;
+	}
+	for (int sub = 0; sub < substeps; ++sub) {
+		float t0 = (float)sub / (float)substeps, t1 = (float)(sub + 1) / (float)substeps;
+		double t = now_ms();
+		for (int i = 0; i < w->collider_capacity; ++i) {
+			pbd_collider *c = &w->colliders[i];
+			if (!c->live)
+				continue;
+			c->sub_start = pose_lerp(c->pose_start, c->pose_end, t0);
+			c->sub_end = pose_lerp(c->pose_start, c->pose_end, t1);
+		}
+		predict(w, air, h, t1);
+		double t2 = now_ms();
+		stage[PBD_STAGE_PREDICT] += t2 - t;
+		if (!pbd_collider_contacts_find(w)) {
+			// Out of memory growing the contact list: keep the contacts found so far.
+			pbd_fail(w, PBD_ERR_OUT_OF_MEMORY, "out of memory for contacts; some were skipped");
+		}
+		t = now_ms();
+		stage[PBD_STAGE_COLLIDE] += t - t2;
+		reset_multipliers(w);
+		for (int it = 0; it < iterations; ++it) {
+			t2 = now_ms();
+			project(w, inv_h2);
+			t = now_ms();
+			stage[PBD_STAGE_CONSTRAINTS] += t - t2;
+			touching = pbd_collider_contacts_solve(w);
+			t2 = now_ms();
+			stage[PBD_STAGE_CONTACTS] += t2 - t;
+		}
+		t = now_ms();
+		update(w, inv_h);
+		w->time += h;
+		stage[PBD_STAGE_UPDATE] += now_ms() - t;
+	}
+	double t = now_ms();
+	finalize(w, dt);
+	stage[PBD_STAGE_FINALIZE] += now_ms() - t;
+	w->stats.collider_contacts = touching;
+	w->stats.steps++;
+	memcpy(w->stats.stage_ms, stage, sizeof stage);
+	w->stats.step_ms = now_ms() - t_step;
+	return PBD_OK;
+}

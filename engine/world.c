@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+// World creation, settings and statistics.
+#include <string.h>
+
+#include "world.h"
+
+bool pbd_finite_n(const float *f, int n)
+{
+	for (int i = 0; i < n; ++i)
+		if (!isfinite(f[i]))
+			return false;
+	return true;
+}
+
+pbd_result pbd_check_settings(pbd_world *world, const pbd_world_settings *s)
+{
+	if (s->substeps < 1 || s->substeps > PBD_MAX_COUNT)
+		return pbd_fail(world, PBD_ERR_BAD_COUNT, "substeps must be 1..%d, got %d", PBD_MAX_COUNT, s->substeps);
+	if (s->iterations < 1 || s->iterations > PBD_MAX_COUNT)
+		return pbd_fail(world, PBD_ERR_BAD_COUNT, "iterations must be 1..%d, got %d", PBD_MAX_COUNT,
+				s->iterations);
+	const float scalars[] = {s->wind_turbulence, s->air_density, s->drag_coefficient, s->lift_coefficient};
+	if (!pbd_finite_n(s->gravity, 3) || !pbd_finite_n(s->wind, 3) || !pbd_finite_n(scalars, 4))
+		return pbd_fail(world, PBD_ERR_NOT_FINITE, "world settings contain NaN or infinity");
+	if (s->air_density < 0.0f || s->drag_coefficient < 0.0f || s->lift_coefficient < 0.0f)
+		return pbd_fail(world, PBD_ERR_NEGATIVE, "air density and drag and lift coefficients must be >= 0");
+	if (s->wind_turbulence < 0.0f || s->wind_turbulence > 1.0f)
+		return pbd_fail(world, PBD_ERR_NEGATIVE, "wind turbulence must be 0..1, got %g", (double)s->wind_turbulence);
+	return PBD_OK;
+}
+
+pbd_result pbd_world_create(const pbd_world_def *def, pbd_world **out_world)
+{
+	if (out_world)
+		*out_world = NULL;
+	if (!def || !out_world)
+		return PBD_ERR_NULL_ARGUMENT;
+	if (def->internal_cookie != PBD_COOKIE)
+		return PBD_ERR_BAD_DEF;
+	if ((def->allocator.alloc == NULL) != (def->allocator.free == NULL))
+		return PBD_ERR_NULL_ARGUMENT;
+	pbd_result r = pbd_check_settings(NULL, &def->settings);
+	if (r != PBD_OK)
+		return r;
+
+	// The world struct itself goes through the hooks too; a stack stand-in counts it.
+	pbd_world boot;
+	memset(&boot, 0, sizeof boot);
+	boot.allocator = def->allocator;
+	pbd_world *world = pbd_alloc(&boot, sizeof *world);
+	if (!world)
+		return PBD_ERR_OUT_OF_MEMORY;
+	*world = boot;
+	world->settings = def->settings;
+	*out_world = world;
+	return PBD_OK;
+}
+
+void pbd_world_destroy(pbd_world *world)
+{
+	if (!world)
+		return;
+	for (int i = 0; i < world->cloth_capacity; ++i)
+		if (world->cloths[i].live)
+			pbd_cloth_release_all(world, &world->cloths[i]);
+	size_t n = (size_t)world->particle_capacity;
+	pbd_free_array(world, world->x, n, sizeof *world->x);
+	pbd_free_array(world, world->p, n, sizeof *world->p);
+	pbd_free_array(world, world->v, n, sizeof *world->v);
+	pbd_free_array(world, world->force, n, sizeof *world->force);
+	pbd_free_array(world, world->inv_mass_free, n, sizeof *world->inv_mass_free);
+	pbd_free_array(world, world->pinned, n, sizeof *world->pinned);
+	pbd_free_array(world, world->pin_from, n, sizeof *world->pin_from);
+	pbd_free_array(world, world->pin_to, n, sizeof *world->pin_to);
+	pbd_free_array(world, world->owner, n, sizeof *world->owner);
+	pbd_free_array(world, world->cloths, (size_t)world->cloth_capacity, sizeof *world->cloths);
+	pbd_free_array(world, world->colliders, (size_t)world->collider_capacity, sizeof *world->colliders);
+	pbd_free_array(world, world->contacts, (size_t)world->contact_capacity, sizeof *world->contacts);
+	pbd_world copy = *world;
+	pbd_free(&copy, world, sizeof *world);
+}
+
+pbd_result pbd_world_set_settings(pbd_world *world, const pbd_world_settings *settings)
+{
+	if (!world || !settings)
+		return PBD_ERR_NULL_ARGUMENT;
+	pbd_result r = pbd_check_settings(world, settings);
+	if (r != PBD_OK)
+		return r;
+	world->settings = *settings;
+	return PBD_OK;
+}
+
+pbd_world_settings pbd_world_get_settings(const pbd_world *world)
+{
+	return world ? world->settings : pbd_world_settings_default();
+}
+
+pbd_result pbd_world_set_substeps(pbd_world *world, int substeps)
+{
+	if (!world)
+		return PBD_ERR_NULL_ARGUMENT;
+	pbd_world_settings s = world->settings;
+	s.substeps = substeps;
+	return pbd_world_set_settings(world, &s);
+}
+
+pbd_result pbd_world_set_iterations(pbd_world *world, int iterations)
+{
+	if (!world)
+		return PBD_ERR_NULL_ARGUMENT;
+	pbd_world_settings s = world->settings;
+	s.iterations = iterations;
+	return pbd_world_set_settings(world, &s);
+}
+
+pbd_result pbd_world_set_gravity(pbd_world *world, const float gravity[3])
+{
+	if (!world || !gravity)
+		return PBD_ERR_NULL_ARGUMENT;
+	pbd_world_settings s = world->settings;
+	memcpy(s.gravity, gravity, sizeof s.gravity);
+	return pbd_world_set_settings(world, &s);
+}
+
+pbd_result pbd_world_set_wind(pbd_world *world, const float wind[3])
+{
+	if (!world || !wind)
+		return PBD_ERR_NULL_ARGUMENT;
+	pbd_world_settings s = world->settings;
+	memcpy(s.wind, wind, sizeof s.wind);
+	return pbd_world_set_settings(world, &s);
+}
+
+pbd_world_stats pbd_world_get_stats(const pbd_world *world)
+{
+	pbd_world_stats s;
+	memset(&s, 0, sizeof s);
+	if (!world)
+		return s;
+	s = world->stats;
+	s.cloths = 0;
+	s.triangles = 0;
+	s.constraints = 0;
+	for (int i = 0; i < world->cloth_capacity; ++i) {
+		const pbd_cloth *c = &world->cloths[i];
+		if (!c->live)
+			continue;
+		s.cloths++;
+		s.triangles += c->triangle_count;
+		s.constraints += c->distance.count + c->bending.count + c->tethers.count;
+	}
+	s.colliders = 0;
+	for (int i = 0; i < world->collider_capacity; ++i)
+		s.colliders += world->colliders[i].live ? 1 : 0;
+	s.particles = world->particle_count;
+	s.bytes_live = world->bytes_live;
+	s.bytes_peak = world->bytes_peak;
+	s.allocations = world->allocations;
+	return s;
+}

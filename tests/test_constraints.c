@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+// Each constraint against an analytic answer.
+#include <stdlib.h>
+
+#include "test.h"
+#include "world.h"
+
+// One triangle: vertices 0 and 1 pinned at (-d, 0, 0) and (d, 0, 0), vertex 2 hangs below
+// on two compliant edges. Rigid bodies of the cloth are off (vacuum, no tethers).
+static int triangle_world(pbd_world **w, pbd_cloth_id *id, float d, float drop, float mass, float compliance)
+{
+	*w = test_world_vacuum();
+	CHECK(*w);
+	float pos[9] = {-d, 0, 0, d, 0, 0, 0, -drop, 0};
+	uint32_t idx[3] = {0, 1, 2};
+	uint32_t pins[2] = {0, 1};
+	float masses[3] = {mass, mass, mass};
+	pbd_cloth_def cd = pbd_cloth_def_default();
+	cd.source = PBD_CLOTH_MESH;
+	cd.mesh.positions = pos;
+	cd.mesh.vertex_count = 3;
+	cd.mesh.indices = idx;
+	cd.mesh.triangle_count = 1;
+	cd.masses = masses;
+	cd.pinned = pins;
+	cd.pinned_count = 2;
+	cd.material.stretch_compliance = compliance;
+	cd.material.tether_slack = -1.0f;
+	CHECK_OK(pbd_cloth_create(*w, &cd, id));
+	return 0;
+}
+
+static float vertex_distance(const float *x, int a, int b)
+{
+	float dx = x[3 * a] - x[3 * b], dy = x[3 * a + 1] - x[3 * b + 1], dz = x[3 * a + 2] - x[3 * b + 2];
+	return sqrtf(dx * dx + dy * dy + dz * dz);
+}
+
+// A stretched pair returns to its rest length: rigid edges, vertex 2 pulled away and let go
+// without gravity.
+static int distance_returns_to_rest(void)
+{
+	pbd_world *w;
+	pbd_cloth_id id;
+	if (triangle_world(&w, &id, 0.5f, 1.0f, 0.1f, 0.0f))
+		return 1;
+	float zero[3] = {0, 0, 0};
+	CHECK_OK(pbd_world_set_gravity(w, zero));
+	float rest = sqrtf(0.25f + 1.0f);
+	// Stretch by 20% through a kinematic move, then release.
+	float far[3] = {0.0f, -1.4f, 0.0f};
+	CHECK_OK(pbd_cloth_pin_vertex(w, id, 2, far));
+	CHECK_OK(pbd_world_step(w, 1.0f / 60.0f));
+	const float *x = pbd_cloth_positions(w, id, NULL);
+	CHECK(vertex_distance(x, 0, 2) > 1.1f * rest);
+	CHECK_OK(pbd_cloth_release_vertex(w, id, 2));
+	for (int i = 0; i < 10; ++i)
+		CHECK_OK(pbd_world_step(w, 1.0f / 60.0f));
+	x = pbd_cloth_positions(w, id, NULL);
+	CHECK_NEAR(vertex_distance(x, 0, 2), rest, 1e-4 * rest);
+	CHECK_NEAR(vertex_distance(x, 1, 2), rest, 1e-4 * rest);
+	pbd_world_destroy(w);
+	return 0;
+}
+
+// The same on the solver kernel alone: one projection of a rigid constraint restores the
+// rest length exactly and moves the particles in inverse proportion to their masses.
+static int distance_kernel_exact(void)
+{
+	pbd_world *w = test_world_vacuum();
+	CHECK(w);
+	pbd_distance_constraints c = {0};
+	uint32_t ij[2] = {0, 1};
+	float rest = 1.0f, scale = 1.0f;
+	uint8_t kind = PBD_DISTANCE_STRETCH;
+	CHECK(pbd_distance_build(w, &c, 2, 1, ij, &rest, &scale, &kind));
+	pbd_distance_set_compliance(&c, 0.0f, 0.0f);
+	pbd_v4 p[2] = {{0, 0, 0, 1.0f}, {1.5f, 0, 0, 3.0f}};  // masses 1 and 1/3
+	pbd_distance_reset(&c);
+	pbd_distance_solve(p, &c, 3600.0f);
+	CHECK_NEAR(p[1].x - p[0].x, 1.0, 1e-6);
+	// Centre of mass unchanged: (1 * 0 + (1/3) * 1.5) / (4/3) = 0.375.
+	CHECK_NEAR((p[0].x * 1.0f + p[1].x / 3.0f) / (4.0f / 3.0f), 0.375, 1e-6);
+	pbd_distance_free(w, &c);
+	pbd_world_destroy(w);
+	return 0;
+}
+
+// Solves the hanging triangle's equilibrium: tension T = (len - L0) / alpha in each edge,
+// 2 T (y / len) = m g. Returns the equilibrium depth y by bisection.
+static double hanging_depth(double d, double rest, double alpha, double m, double g)
+{
+	double lo = sqrt(fmax(rest * rest - d * d, 0.0)), hi = lo + 10.0;
+	for (int i = 0; i < 200; ++i) {
+		double y = 0.5 * (lo + hi), len = sqrt(d * d + y * y);
+		double lift = 2.0 * (len - rest) / alpha * (y / len);
+		if (lift > m * g)
+			hi = y;
+		else
+			lo = y;
+	}
+	return 0.5 * (lo + hi);
+}
+
+// A particle hanging from compliant links settles at the elongation m g alpha predicts.
+static int compliant_link_elongation(void)
+{
+	const float d = 0.05f, drop = 1.0f, mass = 0.1f, compliance = 1e-2f;
+	pbd_world *w;
+	pbd_cloth_id id;
+	if (triangle_world(&w, &id, d, drop, mass, compliance))
+		return 1;
+	for (int i = 0; i < 600; ++i)
+		CHECK_OK(pbd_world_step(w, 1.0f / 60.0f));
+	const float *x = pbd_cloth_positions(w, id, NULL);
+	// Edge compliance = material compliance * L^2 / (area of the triangle).
+	double rest = sqrt(d * d + drop * drop), area = d * drop;
+	double alpha = compliance * rest * rest / area;
+	double y = hanging_depth(d, rest, alpha, mass, 9.81);
+	double elongation = sqrt(d * d + y * y) - rest;
+	double measured = vertex_distance(x, 0, 2) - rest;
+	CHECK(elongation > 0.05 * rest);  // the compliance is visible, not a rounding error
+	CHECK_NEAR(measured, elongation, 0.01 * elongation);
+	pbd_world_destroy(w);
+	return 0;
+}
+
+// Two triangles hinged on a rigid edge: vertex 3 swings down under gravity against the
+// bending compliance. The isometric constraint is linear in x3, so the energy is
+// |K3|^2 (2 r sin(t/2))^2 / (2 alpha) - m g r sin t and its minimum is at
+// tan t = m g alpha / (K3^2 r), alpha = bend compliance (A0 + A1) / 3.
+static int bending_hinge_angle(void)
+{
+	pbd_world *w = test_world_vacuum();
+	CHECK(w);
+	const float r = 0.5f, mass = 0.01f, g = 9.81f;
+	float pos[12] = {-0.5f, 0, 0, 0.5f, 0, 0, 0, 0, -r, 0, 0, r};
+	uint32_t idx[6] = {0, 1, 2, 1, 0, 3};
+	uint32_t pins[3] = {0, 1, 2};
+	float masses[4] = {mass, mass, mass, mass};
+	// K = (2, 2, -2, -2) for this square stencil; A0 + A1 = 0.5.
+	const double k3 = 2.0, area_sum = 0.5, tan_target = 0.5;
+	double alpha = tan_target * k3 * k3 * r / (mass * g);
+	pbd_cloth_def cd = pbd_cloth_def_default();
+	cd.source = PBD_CLOTH_MESH;
+	cd.mesh.positions = pos;
+	cd.mesh.vertex_count = 4;
+	cd.mesh.indices = idx;
+	cd.mesh.triangle_count = 2;
+	cd.masses = masses;
+	cd.pinned = pins;
+	cd.pinned_count = 3;
+	cd.material.stretch_compliance = 0.0f;
+	cd.material.bend_compliance = (float)(alpha * 3.0 / area_sum);
+	pbd_cloth_id id;
+	CHECK_OK(pbd_cloth_create(w, &cd, &id));
+	CHECK_OK(pbd_world_set_substeps(w, 20));
+	for (int i = 0; i < 600; ++i)
+		CHECK_OK(pbd_world_step(w, 1.0f / 60.0f));
+	const float *x = pbd_cloth_positions(w, id, NULL);
+	double angle = atan2(-x[3 * 3 + 1], x[3 * 3 + 2]);
+	CHECK_NEAR(angle, atan(tan_target), 0.01 * atan(tan_target));
+	// The hinge edge held the radius.
+	CHECK_NEAR(sqrt(x[10] * x[10] + x[11] * x[11]), r, 1e-3 * r);
+	pbd_world_destroy(w);
+	return 0;
+}
+
+// The bending weights vanish on every flat, affinely deformed stencil and sum to zero.
+static int bending_weights_flat(void)
+{
+	pbd_v3 x[4] = {{0, 0, 0}, {1.3f, 0.1f, 0}, {0.4f, 0.9f, 0}, {0.7f, -1.1f, 0}};
+	float k[4], area;
+	CHECK(pbd_bending_weights(x[0], x[1], x[2], x[3], k, &area));
+	CHECK_NEAR(k[0] + k[1] + k[2] + k[3], 0.0, 1e-5);
+	// An arbitrary affine map of the rest stencil, stretched and tilted out of its plane.
+	pbd_v3 c = v3(0, 0, 0);
+	for (int i = 0; i < 4; ++i) {
+		pbd_v3 y = v3(2.0f * x[i].x + 0.3f * x[i].y + 1.0f, 0.5f * x[i].x + 1.5f * x[i].y, 0.8f * x[i].x - 0.2f * x[i].y + 3.0f);
+		c = v3_mad(c, y, k[i]);
+	}
+	CHECK_NEAR(v3_len(c), 0.0, 1e-5);
+	// Folding the fourth vertex out of the plane gives a non-zero curvature vector.
+	pbd_v3 folded = v3(x[3].x, x[3].y, 0.5f);
+	c = v3_mad(v3_mad(v3_mad(v3_scale(x[0], k[0]), x[1], k[1]), x[2], k[2]), folded, k[3]);
+	CHECK(v3_len(c) > 0.1f);
+	return 0;
+}
+
+// Position-level friction: inside the static cone the tangential motion is undone; outside
+// it is reduced by mu_k d; the normal part is never touched.
+static int friction_cone(void)
+{
+	pbd_v3 n = v3(0, 1, 0);
+	pbd_v3 stick = pbd_friction_correction(v3(0.003f, -0.001f, 0.004f), n, 0.02f, 0.5f, 0.4f);
+	CHECK_NEAR(stick.x, -0.003, 1e-7);
+	CHECK_NEAR(stick.y, 0.0, 1e-7);
+	CHECK_NEAR(stick.z, -0.004, 1e-7);
+	// |dp_t| = 0.05 > mu_s d = 0.01: reduced by mu_k d = 0.008 along -dp_t.
+	pbd_v3 slip = pbd_friction_correction(v3(0.03f, 0.0f, 0.04f), n, 0.02f, 0.5f, 0.4f);
+	CHECK_NEAR(slip.x, -0.008 * 0.6, 1e-7);
+	CHECK_NEAR(slip.z, -0.008 * 0.8, 1e-7);
+	pbd_v3 none = pbd_friction_correction(v3(0.03f, 0.0f, 0.04f), n, 0.0f, 0.5f, 0.4f);
+	CHECK(none.x == 0.0f && none.z == 0.0f);
+	return 0;
+}
+
+// Tethers hold a particle within (1 + slack) of its rest distance to the pin and do nothing
+// closer in.
+static int tether_limit(void)
+{
+	pbd_world *w = test_world_vacuum();
+	CHECK(w);
+	pbd_tethers t = {0};
+	float inv_mass[3] = {0.0f, 1.0f, 1.0f};
+	uint32_t edges[4] = {0, 1, 1, 2};
+	pbd_v3 rest[3] = {{0, 0, 0}, {1, 0, 0}, {2, 0, 0}};
+	CHECK(pbd_tethers_build(w, &t, 3, inv_mass, 2, edges, rest));
+	CHECK(t.count == 2);
+	pbd_v4 p[3] = {{0, 0, 0, 0}, {0.5f, 0, 0, 1}, {3, 4, 0, 1}};
+	pbd_tethers_solve(p, &t, 0.1f);
+	CHECK_NEAR(p[1].x, 0.5, 1e-7);  // within its limit: untouched
+	CHECK_NEAR(sqrtf(p[2].x * p[2].x + p[2].y * p[2].y), 2.2, 1e-6);
+	CHECK_NEAR(p[2].y / p[2].x, 4.0 / 3.0, 1e-6);  // pulled straight towards the pin
+	pbd_tethers_free(w, &t);
+	pbd_world_destroy(w);
+	return 0;
+}
+
+// Collider shapes: signed distances and normals against closed forms.
+static int shape_distances(void)
+{
+	pbd_quat id = {0, 0, 0, 1};
+	pbd_v3 n;
+	pbd_shape_query sphere = {PBD_SHAPE_SPHERE, 0.5f, 0, {0, 0, 0}};
+	CHECK_NEAR(pbd_shape_signed_distance(&sphere, v3(1, 2, 3), id, v3(1, 2, 4), &n), 0.5, 1e-6);
+	CHECK_NEAR(n.z, 1.0, 1e-6);
+	pbd_shape_query capsule = {PBD_SHAPE_CAPSULE, 0.25f, 1.0f, {0, 0, 0}};
+	CHECK_NEAR(pbd_shape_signed_distance(&capsule, v3(0, 0, 0), id, v3(0.5f, 0.7f, 0), &n), 0.25, 1e-6);
+	CHECK_NEAR(pbd_shape_signed_distance(&capsule, v3(0, 0, 0), id, v3(0, 1.5f, 0), &n), 0.25, 1e-6);
+	CHECK_NEAR(n.y, 1.0, 1e-6);
+	pbd_shape_query box = {PBD_SHAPE_BOX, 0, 0, {1, 2, 3}};
+	// Rotated a quarter turn about z: local x is world y.
+	pbd_quat qz = {0, 0, sinf(0.25f * 3.14159265f), cosf(0.25f * 3.14159265f)};
+	CHECK_NEAR(pbd_shape_signed_distance(&box, v3(0, 0, 0), qz, v3(0, 1.5f, 0), &n), 0.5, 1e-5);
+	CHECK_NEAR(n.y, 1.0, 1e-5);
+	CHECK_NEAR(pbd_shape_signed_distance(&box, v3(0, 0, 0), id, v3(0.5f, 0, 0), &n), -0.5, 1e-6);
+	CHECK_NEAR(pbd_shape_signed_distance(&box, v3(0, 0, 0), id, v3(2, 3, 0), &n), sqrt(2.0), 1e-6);
+	pbd_shape_query plane = {PBD_SHAPE_PLANE, 0, 0, {0, 0, 0}};
+	CHECK_NEAR(pbd_shape_signed_distance(&plane, v3(0, 1, 0), id, v3(5, 0.25f, -7), &n), -0.75, 1e-6);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const test_case cases[] = {
+		TEST(distance_returns_to_rest), TEST(distance_kernel_exact), TEST(compliant_link_elongation),
+		TEST(bending_hinge_angle),      TEST(bending_weights_flat),  TEST(friction_cone),
+		TEST(tether_limit),             TEST(shape_distances),
+	};
+	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
+}
