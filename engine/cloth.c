@@ -340,28 +340,31 @@ static bool reserve_particles(pbd_world *w, int extra)
 	int need = w->particle_count + extra;
 	if (need <= w->particle_capacity)
 		return true;
-	int cap = maxi(need, w->particle_capacity * 2);
-	size_t old = (size_t)w->particle_capacity, n = (size_t)cap;
-	// All or nothing: grow into fresh arrays, swap only when every one succeeded.
-	pbd_world tmp = *w;
-	bool ok = pbd_grow_array(w, (void **)&tmp.x, old, n, sizeof *w->x) &&
-		  pbd_grow_array(w, (void **)&tmp.p, old, n, sizeof *w->p) &&
-		  pbd_grow_array(w, (void **)&tmp.v, old, n, sizeof *w->v) &&
-		  pbd_grow_array(w, (void **)&tmp.force, old, n, sizeof *w->force) &&
-		  pbd_grow_array(w, (void **)&tmp.inv_mass_free, old, n, sizeof *w->inv_mass_free) &&
-		  pbd_grow_array(w, (void **)&tmp.pinned, old, n, sizeof *w->pinned) &&
-		  pbd_grow_array(w, (void **)&tmp.pin_from, old, n, sizeof *w->pin_from) &&
-		  pbd_grow_array(w, (void **)&tmp.pin_to, old, n, sizeof *w->pin_to) &&
-		  pbd_grow_array(w, (void **)&tmp.owner, old, n, sizeof *w->owner);
-	// Whatever grew now lives in tmp and the old block was freed; arrays that did not grow
-	// are unchanged. Either way tmp's pointers are the valid ones, so take them; only the
-	// capacity stays put on failure (the grown arrays are simply larger than needed).
-	w->x = tmp.x; w->p = tmp.p; w->v = tmp.v; w->force = tmp.force;
-	w->inv_mass_free = tmp.inv_mass_free; w->pinned = tmp.pinned;
-	w->pin_from = tmp.pin_from; w->pin_to = tmp.pin_to; w->owner = tmp.owner;
-	if (!ok)
+	size_t old = (size_t)w->particle_capacity, cap = (size_t)maxi(need, w->particle_capacity * 2);
+	// All or nothing: allocate every new array first, then copy and swap.
+	struct {
+#define PBD_DECLARE(name) __typeof__(w->name) name;
+		PBD_PARTICLE_ARRAYS(PBD_DECLARE)
+#undef PBD_DECLARE
+	} fresh;
+	bool ok = true;
+#define PBD_ALLOCATE(name) fresh.name = pbd_alloc_array(w, cap, sizeof *w->name); ok = ok && fresh.name;
+	PBD_PARTICLE_ARRAYS(PBD_ALLOCATE)
+#undef PBD_ALLOCATE
+	if (!ok) {
+#define PBD_DROP(name) pbd_free_array(w, fresh.name, cap, sizeof *w->name);
+		PBD_PARTICLE_ARRAYS(PBD_DROP)
+#undef PBD_DROP
 		return false;
-	w->particle_capacity = cap;
+	}
+#define PBD_SWAP(name)                                                        \
+	if (old)                                                              \
+		memcpy(fresh.name, w->name, old * sizeof *w->name);           \
+	pbd_free_array(w, w->name, old, sizeof *w->name);                     \
+	w->name = fresh.name;
+	PBD_PARTICLE_ARRAYS(PBD_SWAP)
+#undef PBD_SWAP
+	w->particle_capacity = (int)cap;
 	return true;
 }
 
@@ -541,9 +544,8 @@ pbd_result pbd_cloth_destroy(pbd_world *world, pbd_cloth_id id)
 		return r;
 	int first = c->first, count = c->count, tail = world->particle_count - first - count;
 	// Close the gap in the particle arrays; later cloths move down.
-#define PBD_SHIFT(arr) memmove(world->arr + first, world->arr + first + count, (size_t)tail * sizeof *world->arr)
-	PBD_SHIFT(x); PBD_SHIFT(p); PBD_SHIFT(v); PBD_SHIFT(force); PBD_SHIFT(inv_mass_free);
-	PBD_SHIFT(pinned); PBD_SHIFT(pin_from); PBD_SHIFT(pin_to); PBD_SHIFT(owner);
+#define PBD_SHIFT(arr) memmove(world->arr + first, world->arr + first + count, (size_t)tail * sizeof *world->arr);
+	PBD_PARTICLE_ARRAYS(PBD_SHIFT)
 #undef PBD_SHIFT
 	world->particle_count -= count;
 	for (int i = 0; i < world->cloth_capacity; ++i)

@@ -149,11 +149,21 @@ static void reset_multipliers(pbd_world *w)
 	}
 }
 
-static void update(pbd_world *w, float inv_h)
+// v = (p - x) / h in principle; computed as v_predicted + (p - p_predicted) / h, where
+// p_predicted = x + h v is recomputed bit for bit as predict() made it. Far from the origin
+// p - x loses most of its digits (at 100 m a float step is 7.6e-6 m, a 0.5% velocity error at
+// 600 Hz and 1 m/s); the correction form keeps free flight exact and rounds only what the
+// constraints moved.
+static void update(pbd_world *w, float h, float inv_h)
 {
 	for (int i = 0; i < w->particle_count; ++i) {
 		pbd_v3 p = v3_of4(w->p[i]), x = v3_of4(w->x[i]);
-		w->v[i] = v3_scale(v3_sub(p, x), inv_h);
+		if (w->pinned[i]) {
+			w->v[i] = v3_scale(v3_sub(p, x), inv_h);
+		} else {
+			pbd_v3 predicted = v3_mad(x, w->v[i], h);
+			w->v[i] = v3_mad(w->v[i], v3_sub(p, predicted), inv_h);
+		}
 		w->x[i] = w->p[i];
 	}
 }
@@ -311,7 +321,7 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 			stage[PBD_STAGE_CONTACTS] += t2 - t;
 		}
 		t = now_ms();
-		update(w, inv_h);
+		update(w, h, inv_h);
 		w->time += h;
 		stage[PBD_STAGE_UPDATE] += now_ms() - t;
 	}

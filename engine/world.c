@@ -64,15 +64,9 @@ void pbd_world_destroy(pbd_world *world)
 		if (world->cloths[i].live)
 			pbd_cloth_release_all(world, &world->cloths[i]);
 	size_t n = (size_t)world->particle_capacity;
-	pbd_free_array(world, world->x, n, sizeof *world->x);
-	pbd_free_array(world, world->p, n, sizeof *world->p);
-	pbd_free_array(world, world->v, n, sizeof *world->v);
-	pbd_free_array(world, world->force, n, sizeof *world->force);
-	pbd_free_array(world, world->inv_mass_free, n, sizeof *world->inv_mass_free);
-	pbd_free_array(world, world->pinned, n, sizeof *world->pinned);
-	pbd_free_array(world, world->pin_from, n, sizeof *world->pin_from);
-	pbd_free_array(world, world->pin_to, n, sizeof *world->pin_to);
-	pbd_free_array(world, world->owner, n, sizeof *world->owner);
+#define PBD_RELEASE(name) pbd_free_array(world, world->name, n, sizeof *world->name);
+	PBD_PARTICLE_ARRAYS(PBD_RELEASE)
+#undef PBD_RELEASE
 	pbd_free_array(world, world->cloths, (size_t)world->cloth_capacity, sizeof *world->cloths);
 	pbd_free_array(world, world->colliders, (size_t)world->collider_capacity, sizeof *world->colliders);
 	pbd_free_array(world, world->contacts, (size_t)world->contact_capacity, sizeof *world->contacts);

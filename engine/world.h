@@ -90,6 +90,9 @@ struct pbd_world {
 	char error[PBD_ERROR_CAPACITY];
 };
 
+// Every per-particle array of the world, for code that grows, shifts or frees them together.
+#define PBD_PARTICLE_ARRAYS(X) X(x) X(p) X(v) X(force) X(inv_mass_free) X(pinned) X(pin_from) X(pin_to) X(owner)
+
 // memory.c
 void *pbd_alloc(pbd_world *world, size_t size);
 void pbd_free(pbd_world *world, void *ptr, size_t size);

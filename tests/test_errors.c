@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: MIT
+// Bad input: one test per result code. Each rejected call must leave the world as it was:
+// the world is stepped beside an untouched twin and must match it bit for bit.
+#include <stdlib.h>
+
+#include "test.h"
+
+typedef struct twins {
+	pbd_world *world;  // gets the bad calls
+	pbd_world *twin;   // does not
+	pbd_cloth_id cloth, twin_cloth;
+	pbd_collider_id floor;
+} twins;
+
+static int make_one(pbd_world **w, pbd_cloth_id *cloth, pbd_collider_id *floor)
+{
+	pbd_world_def d = pbd_world_def_default();
+	CHECK_OK(pbd_world_create(&d, w));
+	pbd_cloth_def cd = pbd_cloth_def_default();
+	cd.grid.res_x = cd.grid.res_y = 10;
+	cd.position[1] = 0.5f;
+	CHECK_OK(pbd_cloth_create(*w, &cd, cloth));
+	pbd_collider_def fd = pbd_collider_def_default();
+	CHECK_OK(pbd_collider_create(*w, &fd, floor));
+	return 0;
+}
+
+static int twins_make(twins *t)
+{
+	pbd_collider_id unused;
+	if (make_one(&t->world, &t->cloth, &t->floor) || make_one(&t->twin, &t->twin_cloth, &unused))
+		return 1;
+	for (int i = 0; i < 5; ++i) {
+		CHECK_OK(pbd_world_step(t->world, 1.0f / 60.0f));
+		CHECK_OK(pbd_world_step(t->twin, 1.0f / 60.0f));
+	}
+	return 0;
+}
+
+// Steps both and compares every position; frees them. The byte counts must match too,
+// except after calls that really created something (tables keep their grown capacity).
+static int twins_agree_bytes(twins *t, int compare_bytes)
+{
+	for (int i = 0; i < 30; ++i) {
+		CHECK_OK(pbd_world_step(t->world, 1.0f / 60.0f));
+		CHECK_OK(pbd_world_step(t->twin, 1.0f / 60.0f));
+	}
+	int n = 0, m = 0;
+	const float *a = pbd_cloth_positions(t->world, t->cloth, &n);
+	const float *b = pbd_cloth_positions(t->twin, t->twin_cloth, &m);
+	CHECK(a && b && n == m && n > 0);
+	CHECK(memcmp(a, b, sizeof(float) * 3 * (size_t)n) == 0);
+	pbd_world_stats sa = pbd_world_get_stats(t->world), sb = pbd_world_get_stats(t->twin);
+	CHECK(sa.particles == sb.particles && sa.constraints == sb.constraints);
+	CHECK(!compare_bytes || sa.bytes_live == sb.bytes_live);
+	pbd_world_destroy(t->world);
+	pbd_world_destroy(t->twin);
+	return 0;
+}
+
+static int twins_agree(twins *t) { return twins_agree_bytes(t, 1); }
+
+#define EXPECT(code, expr)                                                                           \
+	do {                                                                                         \
+		pbd_result got_ = (expr);                                                            \
+		if (got_ != (code)) {                                                                \
+			fprintf(stderr, "%s:%d: %s returned %d (%s), expected %s\n", __FILE__, __LINE__, #expr, \
+				(int)got_, pbd_result_string(got_), #code);                          \
+			return 1;                                                                    \
+		}                                                                                    \
+		CHECK(strlen(pbd_world_last_error(t.world)) > 0);                                   \
+		fprintf(stderr, "  %s -> %s\n", #code, pbd_world_last_error(t.world));              \
+	} while (0)
+
+// A one-triangle mesh def over caller arrays.
+static pbd_cloth_def mesh_def(const float *pos, int nv, const uint32_t *idx, int nt)
+{
+	pbd_cloth_def d = pbd_cloth_def_default();
+	d.source = PBD_CLOTH_MESH;
+	d.mesh.positions = pos;
+	d.mesh.vertex_count = nv;
+	d.mesh.indices = idx;
+	d.mesh.triangle_count = nt;
+	return d;
+}
+
+static const float kQuad[12] = {0, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1};
+
+static int null_argument(void)
+{
+	twins t;
+	if (twins_make(&t))
+		return 1;
+	pbd_cloth_id id;
+	EXPECT(PBD_ERR_NULL_ARGUMENT, pbd_cloth_create(t.world, NULL, &id));
+	pbd_cloth_def d = mesh_def(NULL, 4, NULL, 2);
+	EXPECT(PBD_ERR_NULL_ARGUMENT, pbd_cloth_create(t.world, &d, &id));
+	EXPECT(PBD_ERR_NULL_ARGUMENT, pbd_cloth_set_material(t.world, t.cloth, NULL));
+	EXPECT(PBD_ERR_NULL_ARGUMENT, pbd_cloth_pin_vertex(t.world, t.cloth, 0, NULL));
+	CHECK(pbd_world_step(NULL, 0.1f) == PBD_ERR_NULL_ARGUMENT);
+	pbd_world *none = NULL;
+	CHECK(pbd_world_create(NULL, &none) == PBD_ERR_NULL_ARGUMENT && none == NULL);
+	return twins_agree(&t);
+}
+
+static int bad_def(void)
+{
+	twins t;
+	if (twins_make(&t))
+		return 1;
+	pbd_cloth_def d;
+	memset(&d, 0, sizeof d);
+	pbd_cloth_id id;
+	EXPECT(PBD_ERR_BAD_DEF, pbd_cloth_create(t.world, &d, &id));
+	CHECK(id.index1 == 0);
+	pbd_collider_def c;
+	memset(&c, 0, sizeof c);
+	pbd_collider_id cid;
+	EXPECT(PBD_ERR_BAD_DEF, pbd_collider_create(t.world, &c, &cid));
+	pbd_world_def wd;
+	memset(&wd, 0, sizeof wd);
+	pbd_world *w = NULL;
+	CHECK(pbd_world_create(&wd, &w) == PBD_ERR_BAD_DEF && w == NULL);
+	return twins_agree(&t);
+}
+
+static int index_out_of_range(void)
+{
+	twins t;
+	if (twins_make(&t))
+		return 1;
+	uint32_t idx[6] = {0, 1, 2, 0, 2, 4};
+	pbd_cloth_def d = mesh_def(kQuad, 4, idx, 2);
+	pbd_cloth_id id;
+	EXPECT(PBD_ERR_INDEX_OUT_OF_RANGE, pbd_cloth_create(t.world, &d, &id));
+	uint32_t good[6] = {0, 1, 2, 0, 2, 3}, pins[1] = {7};
+	d = mesh_def(kQuad, 4, good, 2);
+	d.pinned = pins;
+	d.pinned_count = 1;
+	EXPECT(PBD_ERR_INDEX_OUT_OF_RANGE, pbd_cloth_create(t.world, &d, &id));
+	float at[3] = {0, 1, 0};
+	EXPECT(PBD_ERR_INDEX_OUT_OF_RANGE, pbd_cloth_pin_vertex(t.world, t.cloth, 100, at));
+	EXPECT(PBD_ERR_INDEX_OUT_OF_RANGE, pbd_cloth_pin_vertex(t.world, t.cloth, -1, at));
+	EXPECT(PBD_ERR_INDEX_OUT_OF_RANGE, pbd_cloth_release_vertex(t.world, t.cloth, 100));
+	return twins_agree(&t);
+}
+
+static int repeated_index(void)
+{
+	twins t;
+	if (twins_make(&t))
+		return 1;
+	uint32_t idx[6] = {0, 1, 2, 0, 3, 3};
+	pbd_cloth_def d = mesh_def(kQuad, 4, idx, 2);
+	pbd_cloth_id id;
+	EXPECT(PBD_ERR_REPEATED_INDEX, pbd_cloth_create(t.world, &d, &id));
+	return twins_agree(&t);
+}
+
+static int degenerate_triangle(void)
+{
+	twins t;
+	if (twins_make(&t))
+		return 1;
+	// Vertex 3 on the line through 0 and 1: triangle (0, 1, 3) has no area.
+	float pos[12] = {0, 1, 0, 1, 1, 0, 1, 1, 1, 0.5f, 1, 0};
+	uint32_t idx[6] = {0, 1, 2, 0, 1, 3};
+	pbd_cloth_def d = mesh_def(pos, 4, idx, 2);
+	pbd_cloth_id id;
+	EXPECT(PBD_ERR_DEGENERATE_TRIANGLE, pbd_cloth_create(t.world, &d, &id));
+	// Two coincident vertices.
+	float same[9] = {0, 0, 0, 0, 0, 0, 1, 0, 0};
+	uint32_t tri[3] = {0, 1, 2};
+	d = mesh_def(same, 3, tri, 1);
+	EXPECT(PBD_ERR_DEGENERATE_TRIANGLE, pbd_cloth_create(t.world, &d, &id));
+	return twins_agree(&t);
+}
+
+static int not_finite(void)
+{
+	twins t;
+	if (twins_make(&t))
+		return 1;
+	float pos[12];
+	memcpy(pos, kQuad, sizeof pos);
+	pos[4] = NAN;
+	uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
+	pbd_cloth_def d = mesh_def(pos, 4, idx, 2);
+	pbd_cloth_id id;
+	EXPECT(PBD_ERR_NOT_FINITE, pbd_cloth_create(t.world, &d, &id));
+	pbd_cloth_def g = pbd_cloth_def_default();
+	g.position[0] = INFINITY;
+	EXPECT(PBD_ERR_NOT_FINITE, pbd_cloth_create(t.world, &g, &id));
+	EXPECT(PBD_ERR_NOT_FINITE, pbd_world_step(t.world, NAN));
+	EXPECT(PBD_ERR_NOT_FINITE, pbd_world_step(t.world, INFINITY));
+	pbd_cloth_material m = pbd_cloth_material_default();
+	m.bend_compliance = NAN;
+	EXPECT(PBD_ERR_NOT_FINITE, pbd_cloth_set_material(t.world, t.cloth, &m));
+	float bad[3] = {0, NAN, 0};
+	EXPECT(PBD_ERR_NOT_FINITE, pbd_world_set_gravity(t.world, bad));
+	EXPECT(PBD_ERR_NOT_FINITE, pbd_cloth_pin_vertex(t.world, t.cloth, 0, bad));
+	float q[4] = {0, 0, 0, 1};
+	EXPECT(PBD_ERR_NOT_FINITE, pbd_collider_set_pose(t.world, t.floor, bad, q));
+	float masses[4] = {1, 1, NAN, 1};
+	d = mesh_def(kQuad, 4, idx, 2);
+	d.masses = masses;
+	EXPECT(PBD_ERR_NOT_FINITE, pbd_cloth_create(t.world, &d, &id));
+	return twins_agree(&t);
+}
+
+static int non_positive(void)
+{
+	twins t;
+	if (twins_make(&t))
+		return 1;
+	uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
+	pbd_cloth_id id;
+	float zero_mass[4] = {1, 0, 1, 1}, negative_mass[4] = {1, 1, -2, 1};
+	pbd_cloth_def d = mesh_def(kQuad, 4, idx, 2);
+	d.masses = zero_mass;
+	EXPECT(PBD_ERR_NON_POSITIVE, pbd_cloth_create(t.world, &d, &id));
+	d.masses = negative_mass;
+	EXPECT(PBD_ERR_NON_POSITIVE, pbd_cloth_create(t.world, &d, &id));
+	EXPECT(PBD_ERR_NON_POSITIVE, pbd_world_step(t.world, 0.0f));
+	EXPECT(PBD_ERR_NON_POSITIVE, pbd_world_step(t.world, -0.01f));
+	pbd_cloth_def g = pbd_cloth_def_default();
+	g.grid.width = 0.0f;
+	EXPECT(PBD_ERR_NON_POSITIVE, pbd_cloth_create(t.world, &g, &id));
+	g = pbd_cloth_def_default();
+	g.areal_density = 0.0f;
+	EXPECT(PBD_ERR_NON_POSITIVE, pbd_cloth_create(t.world, &g, &id));
+	pbd_collider_def s = pbd_collider_def_default();
+	s.type = PBD_SHAPE_SPHERE;
+	s.radius = -1.0f;
+	pbd_collider_id cid;
+	EXPECT(PBD_ERR_NON_POSITIVE, pbd_collider_create(t.world, &s, &cid));
+	return twins_agree(&t);
+}
+
+static int bad_count(void)
+{
+	twins t;
+	if (twins_make(&t))
+		return 1;
+	EXPECT(PBD_ERR_BAD_COUNT, pbd_world_set_substeps(t.world, 0));
+	EXPECT(PBD_ERR_BAD_COUNT, pbd_world_set_iterations(t.world, 0));
+	EXPECT(PBD_ERR_BAD_COUNT, pbd_world_set_iterations(t.world, -3));
+	pbd_cloth_def g = pbd_cloth_def_default();
+	g.grid.res_x = 1;
+	pbd_cloth_id id;
+	EXPECT(PBD_ERR_BAD_COUNT, pbd_cloth_create(t.world, &g, &id));
+	g.grid.res_x = 100000;
+	EXPECT(PBD_ERR_BAD_COUNT, pbd_cloth_create(t.world, &g, &id));
+	uint32_t idx[3] = {0, 1, 2};
+	pbd_cloth_def d = mesh_def(kQuad, 2, idx, 1);
+	EXPECT(PBD_ERR_BAD_COUNT, pbd_cloth_create(t.world, &d, &id));
+	pbd_world_settings s = pbd_world_get_settings(t.world);
+	CHECK(s.substeps == pbd_world_settings_default().substeps);
+	return twins_agree(&t);
+}
+
+static int negative(void)
+{
+	twins t;
+	if (twins_make(&t))
+		return 1;
+	pbd_cloth_material m = pbd_cloth_material_default();
+	m.static_friction = -0.1f;
+	EXPECT(PBD_ERR_NEGATIVE, pbd_cloth_set_material(t.world, t.cloth, &m));
+	m = pbd_cloth_material_default();
+	m.stretch_compliance = -1e-6f;
+	EXPECT(PBD_ERR_NEGATIVE, pbd_cloth_set_material(t.world, t.cloth, &m));
+	m = pbd_cloth_material_default();
+	m.thickness = -0.01f;
+	EXPECT(PBD_ERR_NEGATIVE, pbd_cloth_set_material(t.world, t.cloth, &m));
+	EXPECT(PBD_ERR_NEGATIVE, pbd_collider_set_friction(t.world, t.floor, -1.0f, 0.2f));
+	pbd_world_settings s = pbd_world_get_settings(t.world);
+	s.air_density = -1.0f;
+	EXPECT(PBD_ERR_NEGATIVE, pbd_world_set_settings(t.world, &s));
+	return twins_agree(&t);
+}
+
+static int zero_normal(void)
+{
+	twins t;
+	if (twins_make(&t))
+		return 1;
+	pbd_collider_def p = pbd_collider_def_default();
+	p.normal[0] = p.normal[1] = p.normal[2] = 0.0f;
+	pbd_collider_id cid;
+	EXPECT(PBD_ERR_ZERO_NORMAL, pbd_collider_create(t.world, &p, &cid));
+	float pos[3] = {0, 0, 0}, q[4] = {0, 0, 0, 0};
+	EXPECT(PBD_ERR_ZERO_NORMAL, pbd_collider_set_pose(t.world, t.floor, pos, q));
+	pbd_cloth_def g = pbd_cloth_def_default();
+	g.rotation[3] = 0.0f;
+	pbd_cloth_id id;
+	EXPECT(PBD_ERR_ZERO_NORMAL, pbd_cloth_create(t.world, &g, &id));
+	return twins_agree(&t);
+}
+
+static int stale_id(void)
+{
+	twins t;
+	if (twins_make(&t))
+		return 1;
+	pbd_cloth_def g = pbd_cloth_def_default();
+	g.grid.res_x = g.grid.res_y = 4;
+	g.position[1] = 3.0f;
+	pbd_cloth_id extra;
+	CHECK_OK(pbd_cloth_create(t.world, &g, &extra));
+	CHECK_OK(pbd_cloth_destroy(t.world, extra));
+	EXPECT(PBD_ERR_STALE_ID, pbd_cloth_destroy(t.world, extra));
+	EXPECT(PBD_ERR_STALE_ID, pbd_cloth_set_material(t.world, extra, &g.material));
+	CHECK(pbd_cloth_positions(t.world, extra, NULL) == NULL);
+	// The slot is reused; the old id stays stale.
+	pbd_cloth_id again;
+	CHECK_OK(pbd_cloth_create(t.world, &g, &again));
+	CHECK(again.index1 == extra.index1 && again.generation != extra.generation);
+	EXPECT(PBD_ERR_STALE_ID, pbd_cloth_check(t.world, extra));
+	CHECK_OK(pbd_cloth_destroy(t.world, again));
+	pbd_collider_def s = pbd_collider_def_default();
+	s.type = PBD_SHAPE_SPHERE;
+	s.position[1] = 5.0f;
+	pbd_collider_id ball;
+	CHECK_OK(pbd_collider_create(t.world, &s, &ball));
+	CHECK_OK(pbd_collider_destroy(t.world, ball));
+	EXPECT(PBD_ERR_STALE_ID, pbd_collider_set_friction(t.world, ball, 0.1f, 0.1f));
+	return twins_agree_bytes(&t, 0);
+}
+
+static int unknown_id(void)
+{
+	twins t;
+	if (twins_make(&t))
+		return 1;
+	pbd_cloth_id null_id = {0, 0}, far = {99, 1}, future = {t.cloth.index1, t.cloth.generation + 5};
+	pbd_cloth_material m = pbd_cloth_material_default();
+	EXPECT(PBD_ERR_UNKNOWN_ID, pbd_cloth_set_material(t.world, null_id, &m));
+	EXPECT(PBD_ERR_UNKNOWN_ID, pbd_cloth_set_material(t.world, far, &m));
+	EXPECT(PBD_ERR_UNKNOWN_ID, pbd_cloth_destroy(t.world, future));
+	pbd_collider_id c = {42, 1};
+	EXPECT(PBD_ERR_UNKNOWN_ID, pbd_collider_destroy(t.world, c));
+	return twins_agree(&t);
+}
+
+static int bad_shape(void)
+{
+	twins t;
+	if (twins_make(&t))
+		return 1;
+	pbd_collider_def c = pbd_collider_def_default();
+	c.type = (pbd_shape_type)99;
+	pbd_collider_id id;
+	EXPECT(PBD_ERR_BAD_SHAPE, pbd_collider_create(t.world, &c, &id));
+	pbd_cloth_def d = pbd_cloth_def_default();
+	d.source = (pbd_cloth_source)7;
+	pbd_cloth_id cid;
+	EXPECT(PBD_ERR_BAD_SHAPE, pbd_cloth_create(t.world, &d, &cid));
+	return twins_agree(&t);
+}
+
+// An allocator that fails after a budget of calls.
+typedef struct budget {
+	int left;
+	size_t live;
+} budget;
+
+static void *budget_alloc(size_t size, size_t align, void *user)
+{
+	budget *b = user;
+	if (b->left-- <= 0)
+		return NULL;
+	b->live += size;
+	size_t rounded = (size + align - 1) / align * align;
+	return aligned_alloc(align, rounded);
+}
+
+static void budget_free(void *ptr, size_t size, void *user)
+{
+	budget *b = user;
+	b->live -= size;
+	free(ptr);
+}
+
+// Every allocation of a cloth creation fails in turn; each failure is reported, leaks
+// nothing, and leaves the world stepping.
+static int out_of_memory(void)
+{
+	budget b = {1 << 30, 0};
+	pbd_world_def wd = pbd_world_def_default();
+	wd.allocator = (pbd_allocator){budget_alloc, budget_free, &b};
+	pbd_world *w = NULL;
+	CHECK_OK(pbd_world_create(&wd, &w));
+	pbd_cloth_def d = pbd_cloth_def_default();
+	d.grid.res_x = d.grid.res_y = 6;
+	d.grid.pins = PBD_PIN_CORNER_00;
+	pbd_cloth_id first;
+	CHECK_OK(pbd_cloth_create(w, &d, &first));
+	CHECK_OK(pbd_world_step(w, 1.0f / 60.0f));
+	size_t before = b.live;
+	int failures = 0;
+	for (int allowed = 0; allowed < 200; ++allowed) {
+		b.left = allowed;
+		pbd_cloth_id id;
+		pbd_result r = pbd_cloth_create(w, &d, &id);
+		b.left = 1 << 30;
+		if (r == PBD_OK) {
+			CHECK_OK(pbd_cloth_destroy(w, id));
+			break;
+		}
+		CHECK(r == PBD_ERR_OUT_OF_MEMORY);
+		if (b.live != before)
+			fprintf(stderr, "  after failure at allocation %d: live %zu (was %zu)\n", allowed, b.live, before);
+		CHECK(id.index1 == 0);
+		failures++;
+		// Growing the particle arrays on an earlier try may keep larger arrays; nothing else.
+		CHECK_OK(pbd_world_step(w, 1.0f / 60.0f));
+		CHECK(pbd_world_get_stats(w).particles == 36);
+	}
+	fprintf(stderr, "  %d allocation failures handled; live bytes %zu before, %zu after\n", failures, before, b.live);
+	CHECK(failures > 10);
+	pbd_world_destroy(w);
+	CHECK(b.live == 0);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const test_case cases[] = {
+		TEST(null_argument), TEST(bad_def),   TEST(index_out_of_range), TEST(repeated_index),
+		TEST(degenerate_triangle), TEST(not_finite), TEST(non_positive), TEST(bad_count),
+		TEST(negative),      TEST(zero_normal), TEST(stale_id),         TEST(unknown_id),
+		TEST(bad_shape),     TEST(out_of_memory),
+	};
+	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
+}
