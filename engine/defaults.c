@@ -30,7 +30,7 @@ pbd_cloth_material pbd_cloth_material_default(void)
 	return (pbd_cloth_material){
 		.stretch_compliance = 1e-6f,
 		.shear_compliance = 1e-5f,
-		.bend_compliance = 10.0f,
+		.bend_compliance = 1000.0f,
 		.damping = 1.0f,
 		.static_friction = 0.5f,
 		.kinetic_friction = 0.4f,
