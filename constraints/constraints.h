@@ -77,7 +77,10 @@ void pbd_bending_solve(pbd_v4 *p, pbd_bending_constraints *c, float compliance, 
 bool pbd_tethers_build(pbd_world *world, pbd_tethers *t, int particle_count, const float *inv_mass,
 		       int edge_count, const uint32_t *edges, const pbd_v3 *rest_positions);
 void pbd_tethers_free(pbd_world *world, pbd_tethers *t);
-void pbd_tethers_solve(pbd_v4 *p, const pbd_tethers *t, float slack);
+// The limit is rest * (1 + slack + strain_per_length * rest): strain_per_length is the
+// stretch compliance times the weight per area, the strain a hanging strip of cloth has
+// per metre below its pin, so a soft cloth keeps its physical stretch.
+void pbd_tethers_solve(pbd_v4 *p, const pbd_tethers *t, float slack, float strain_per_length);
 
 // Graph colouring shared by the constraint kinds: reorders `count` constraints of `arity`
 // particle indices each so that constraints of one colour touch disjoint particles.

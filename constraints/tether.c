@@ -258,11 +258,10 @@ void pbd_tethers_free(pbd_world *world, pbd_tethers *t)
 	*t = (pbd_tethers){0};
 }
 
-void pbd_tethers_solve(pbd_v4 *p, const pbd_tethers *t, float slack)
+void pbd_tethers_solve(pbd_v4 *p, const pbd_tethers *t, float slack, float strain_per_length)
 {
 	if (slack < 0.0f)
 		return;
-	float stretch = 1.0f + slack;
 	for (int k = 0; k < t->count; ++k) {
 		pbd_v4 *a = &p[t->particle[k]];
 		const pbd_v4 *anchor = &p[t->anchor[k]];
@@ -270,7 +269,9 @@ void pbd_tethers_solve(pbd_v4 *p, const pbd_tethers *t, float slack)
 		if (anchor->w != 0.0f || a->w == 0.0f)
 			continue;
 		pbd_v3 d = v3_sub(v3_of4(*a), v3_of4(*anchor));
-		float len = v3_len(d), limit = t->rest[k] * stretch;
+		// A soft material stretches under its own weight; the tether leaves it that room.
+		float rest = t->rest[k];
+		float len = v3_len(d), limit = rest * (1.0f + slack + strain_per_length * rest);
 		if (len > limit)
 			v4_set3(a, v3_mad(v3_of4(*anchor), d, limit / len));
 	}

@@ -470,6 +470,14 @@ pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_clot
 			world->force[k].x = 0.0f;
 		}
 	}
+	double mass = 0.0, area = 0.0;
+	for (int i = 0; i < b.vertex_count; ++i)
+		mass += 1.0 / world->inv_mass_free[first + i];
+	for (int t = 0; t < b.triangle_count; ++t) {
+		const uint32_t *f = cloth.triangles + 3 * t;
+		area += 0.5 * v3_len(v3_cross(v3_sub(b.rest[f[1]], b.rest[f[0]]), v3_sub(b.rest[f[2]], b.rest[f[0]])));
+	}
+	cloth.areal_density = (float)(mass / area);
 	world->particle_count += b.vertex_count;
 	uint32_t generation = world->cloths[slot].generation + 1;
 	cloth.first = first;

@@ -134,7 +134,8 @@ static void project(pbd_world *w, float inv_h2)
 		pbd_v4 *p = w->p + c->first;
 		pbd_distance_solve(p, &c->distance, inv_h2);
 		pbd_bending_solve(p, &c->bending, c->material.bend_compliance, inv_h2);
-		pbd_tethers_solve(p, &c->tethers, c->material.tether_slack);
+		float weight = c->areal_density * v3_len(v3_load(w->settings.gravity));
+		pbd_tethers_solve(p, &c->tethers, c->material.tether_slack, c->material.stretch_compliance * weight);
 	}
 }
 

@@ -39,6 +39,7 @@ typedef struct pbd_cloth {
 	int triangle_count;
 	uint32_t *triangles;       // local indices, 3 per triangle
 	pbd_cloth_material material;
+	float areal_density;       // mean mass per rest area, kg/m^2
 	pbd_distance_constraints distance;
 	pbd_bending_constraints bending;
 	pbd_tethers tethers;

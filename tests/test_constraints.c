@@ -218,7 +218,7 @@ static int tether_limit(void)
 	CHECK(pbd_tethers_build(w, &t, 3, inv_mass, 2, edges, rest));
 	CHECK(t.count == 2);
 	pbd_v4 p[3] = {{0, 0, 0, 0}, {0.5f, 0, 0, 1}, {3, 4, 0, 1}};
-	pbd_tethers_solve(p, &t, 0.1f);
+	pbd_tethers_solve(p, &t, 0.1f, 0.0f);
 	CHECK_NEAR(p[1].x, 0.5, 1e-7);  // within its limit: untouched
 	CHECK_NEAR(sqrtf(p[2].x * p[2].x + p[2].y * p[2].y), 2.2, 1e-6);
 	CHECK_NEAR(p[2].y / p[2].x, 4.0 / 3.0, 1e-6);  // pulled straight towards the pin

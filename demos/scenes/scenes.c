@@ -90,12 +90,12 @@ static pbd_result create_incline(pbd_world *w, const demo_scene_options *o, demo
 }
 
 static const demo_scene scenes[] = {
-	{"hang", "a square cloth pinned at its two top corners", 32, {0.0f, 1.0f, 0.0f}, 2.6f, 20.0f, 10.0f,
+	{"hang", "a square cloth pinned at its two top corners", 32, {0.0f, 1.35f, 0.0f}, 2.9f, 25.0f, 12.0f,
 	 create_hang, NULL},
-	{"drop", "a horizontal cloth falling flat onto the floor", 32, {0.0f, 0.2f, 0.0f}, 2.4f, 30.0f, 35.0f,
+	{"drop", "a horizontal cloth falling flat onto the floor", 32, {0.0f, 0.3f, 0.0f}, 2.6f, 30.0f, 30.0f,
 	 create_drop, NULL},
-	{"incline", "a cloth on a 20 degree slope: static friction holds it", 24, {0.0f, 0.0f, 0.0f}, 1.6f, 10.0f,
-	 25.0f, create_incline, NULL},
+	{"incline", "a cloth on a 20 degree slope: static friction holds it", 24, {0.0f, 0.05f, 0.0f}, 1.5f, 20.0f,
+	 28.0f, create_incline, NULL},
 };
 
 int demo_scene_count(void) { return (int)(sizeof scenes / sizeof scenes[0]); }

@@ -237,8 +237,9 @@ typedef struct pbd_cloth_material {
 	/// Default 0.01.
 	float thickness;
 	/// Tether slack: each particle stays within (1 + slack) times its rest geodesic distance
-	/// of the nearest pinned particle (long-range attachments, Kim et al. 2012). Negative
-	/// switches tethers off. Default 0.02.
+	/// d of the nearest pin of each nearby pin cluster (long-range attachments, Kim et al.
+	/// 2012), plus the stretch its own weight gives a soft cloth (stretch_compliance times
+	/// weight per area times d, per metre). Negative switches tethers off. Default 0.02.
 	float tether_slack;
 } pbd_cloth_material;
 

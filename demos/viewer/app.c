@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+// The viewer's state: the scene, stepping at a fixed rate, the overlay, mouse dragging.
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stb_image_write.h>
+
+#include "viewer.h"
+
+void app_set_status(app *a, const char *fmt, ...)
+{
+	va_list args;
+	va_start(args, fmt);
+	vsnprintf(a->status, sizeof a->status, fmt, args);
+	va_end(args);
+	a->status_time = a->sim_time;
+}
+
+bool app_load_scene(app *a, const demo_scene *scene, bool keep_params)
+{
+	// Tuned values survive a reset: read them from the old world, apply to the new one.
+	float kept[64];
+	int nparams = demo_param_count();
+	if (keep_params && a->world)
+		for (int i = 0; i < nparams && i < 64; ++i)
+			kept[i] = demo_param_at(i)->get(a->world, &a->state);
+	pbd_world *world = NULL;
+	demo_scene_state state;
+	char error[512];
+	if (demo_scene_load(scene, &a->options, NULL, &world, &state, error, sizeof error) != PBD_OK) {
+		app_set_status(a, "%s", error);
+		fprintf(stderr, "pbd-viewer: %s\n", error);
+		return false;
+	}
+	if (keep_params && a->world)
+		for (int i = 0; i < nparams && i < 64; ++i)
+			demo_param_at(i)->set(world, &state, kept[i]);
+	bool same_scene = a->scene == scene;
+	pbd_world_destroy(a->world);
+	a->world = world;
+	a->state = state;
+	a->scene = scene;
+	a->dragging = false;
+	a->accumulator = 0.0;
+	if (!same_scene)
+		camera_from_scene(&a->cam, scene);
+	return true;
+}
+
+void app_step(app *a)
+{
+	if (a->dragging) {
+		// Keep the grabbed vertex under the cursor, at the depth where it was grabbed.
+		vec3 origin, dir, eye, forward, target;
+		camera_ray(&a->cam, a->width, a->height, a->mouse_x, a->mouse_y, origin, dir);
+		camera_eye(&a->cam, eye);
+		glm_vec3_sub(a->cam.target, eye, forward);
+		glm_vec3_normalize(forward);
+		float along = glm_vec3_dot(dir, forward);
+		float t = along > 1e-4f ? a->drag_depth / along : 0.0f;
+		glm_vec3_scale(dir, t, target);
+		glm_vec3_add(origin, target, target);
+		pbd_cloth_pin_vertex(a->world, a->drag_cloth, a->drag_vertex, target);
+	}
+	pbd_result r = demo_scene_step(a->scene, a->world, &a->state, VIEWER_DT);
+	if (r != PBD_OK)
+		app_set_status(a, "step failed: %s", pbd_world_last_error(a->world));
+	a->sim_time += VIEWER_DT;
+	a->stats = pbd_world_get_stats(a->world);
+}
+
+bool app_write_screenshot(app *a, const char *path)
+{
+	int w = a->width, h = a->height;
+	unsigned char *pixels = malloc((size_t)w * (size_t)h * 3);
+	if (!pixels)
+		return false;
+	glPixelStorei(GL_PACK_ALIGNMENT, 1);
+	glReadBuffer(GL_BACK);
+	glFinish();
+	glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, pixels);
+	// OpenGL's rows start at the bottom; PNG's at the top.
+	stbi_flip_vertically_on_write(1);
+	int ok = stbi_write_png(path, w, h, 3, pixels, w * 3);
+	free(pixels);
+	if (ok)
+		app_set_status(a, "wrote %s", path);
+	else
+		fprintf(stderr, "pbd-viewer: cannot write %s\n", path);
+	return ok != 0;
+}
+
+static void draw_overlay(app *a)
+{
+	renderer *r = a->render;
+	static const unsigned char white[4] = {235, 238, 242, 255}, dim[4] = {170, 178, 190, 255},
+				   accent[4] = {255, 206, 110, 255};
+	static const float panel[4] = {0.05f, 0.06f, 0.08f, 0.72f};
+	// Text grows with the window: 1.5x at 720 rows, never below 1x.
+	const float scale = fmaxf(1.0f, 1.5f * (float)a->height / 720.0f), line = 11.0f * scale;
+	renderer_begin_overlay(r, a->width, a->height);
+	char text[256];
+	char params[16][96];
+	int np = keys_param_lines(a, params, 16);
+	float x = 12.0f, y = 12.0f;
+	int lines = np + 7;
+	char counts[160];
+	snprintf(counts, sizeof counts, "%d particles  %d triangles  %d constraints  %d contacts", a->stats.particles,
+		 a->stats.triangles, a->stats.constraints, a->stats.collider_contacts);
+	float w = renderer_text_width(counts, scale);
+	for (int i = 0; i < np; ++i)
+		w = fmaxf(w, renderer_text_width(params[i], scale));
+	w = fmaxf(w, renderer_text_width("predict 0.00  collide 0.00  solve 0.00  contacts 0.00 ms", scale)) + 20.0f;
+	renderer_panel(r, x - 8.0f, y - 8.0f, w, line * (float)lines + 70.0f, panel);
+	snprintf(text, sizeof text, "scene %s  (%d/%d)%s", a->scene->name,
+		 (int)(a->scene - demo_scene_at(0)) + 1, demo_scene_count(), a->paused ? "   PAUSED" : "");
+	renderer_text(r, x, y, scale, text, accent);
+	y += line;
+	if (a->test_mode)
+		snprintf(text, sizeof text, "frame %ld  t = %.2f s  (fixed 60 Hz)", a->frame, a->sim_time);
+	else
+		snprintf(text, sizeof text, "%.0f fps  step %.2f ms  t = %.1f s", a->fps, a->stats.step_ms, a->sim_time);
+	renderer_text(r, x, y, scale, text, white);
+	y += line;
+	if (!a->test_mode) {
+		snprintf(text, sizeof text, "predict %.2f  collide %.2f  solve %.2f  contacts %.2f ms",
+			 a->stats.stage_ms[PBD_STAGE_PREDICT], a->stats.stage_ms[PBD_STAGE_COLLIDE],
+			 a->stats.stage_ms[PBD_STAGE_CONSTRAINTS], a->stats.stage_ms[PBD_STAGE_CONTACTS]);
+		renderer_text(r, x, y, scale, text, dim);
+	}
+	y += line;
+	renderer_text(r, x, y, scale, counts, dim);
+	y += line;
+	snprintf(text, sizeof text, "max stretch %.2f%%", 100.0 * a->stats.max_stretch_error);
+	renderer_text(r, x, y, scale, text, dim);
+	y += line * 1.4f;
+	for (int i = 0; i < np; ++i, y += line)
+		renderer_text(r, x, y, scale, params[i], white);
+	y += line * 0.4f;
+	renderer_text(r, x, y, scale, "H help   space pause   R reset   1-9 scenes", dim);
+	y += line * 1.2f;
+	// Frame-time graph (wall clock; flat in test mode so screenshots repeat exactly).
+	renderer_graph(r, x, y, w - 20.0f, 44.0f, a->frame_ms, VIEWER_HISTORY, a->frame_ms_newest, 33.3f);
+	if (a->status[0] && a->sim_time - a->status_time < 3.0) {
+		float sw = renderer_text_width(a->status, scale);
+		renderer_panel(r, 12.0f - 8.0f, (float)a->height - 34.0f, sw + 16.0f, 28.0f, panel);
+		renderer_text(r, 12.0f, (float)a->height - 28.0f, scale, a->status, accent);
+	}
+	if (a->show_help) {
+		float hw = 310.0f * scale, hx = (float)a->width - hw, hy = 12.0f;
+		renderer_panel(r, hx - 8.0f, hy - 8.0f, hw - 4.0f, line * (float)(key_binding_count() + 3), panel);
+		renderer_text(r, hx, hy, scale, "keys (letter raises, Shift+letter lowers)", accent);
+		hy += line * 1.3f;
+		for (int i = 0; i < key_binding_count(); ++i, hy += line) {
+			const key_binding *b = key_binding_at(i);
+			snprintf(text, sizeof text, "%-7s %s", b->key, b->what);
+			renderer_text(r, hx, hy, scale, text, white);
+		}
+		renderer_text(r, hx, hy, scale, "mouse: drag cloth / orbit, right pans, wheel zooms", dim);
+	}
+	renderer_end_overlay(r);
+}
+
+void app_draw(app *a)
+{
+	renderer_draw_scene(a->render, a->world, &a->state, &a->cam, a->width, a->height, a->wireframe);
+	draw_overlay(a);
+}
+
+// Ray against every cloth triangle (Moller-Trumbore); picks the nearest hit's closest vertex.
+static bool pick(app *a, pbd_cloth_id *cloth, int *vertex, float *depth)
+{
+	vec3 origin, dir, eye, forward;
+	camera_ray(&a->cam, a->width, a->height, a->mouse_x, a->mouse_y, origin, dir);
+	float best = INFINITY;
+	for (int c = 0; c < a->state.cloth_count; ++c) {
+		int n = 0, t = 0;
+		const float *x = pbd_cloth_positions(a->world, a->state.cloths[c], &n);
+		const uint32_t *tri = pbd_cloth_indices(a->world, a->state.cloths[c], &t);
+		if (!x || !tri)
+			continue;
+		for (int k = 0; k < t; ++k) {
+			const float *p0 = x + 3 * tri[3 * k], *p1 = x + 3 * tri[3 * k + 1], *p2 = x + 3 * tri[3 * k + 2];
+			vec3 e1, e2, pv, tv, qv;
+			glm_vec3_sub((float *)p1, (float *)p0, e1);
+			glm_vec3_sub((float *)p2, (float *)p0, e2);
+			glm_vec3_cross(dir, e2, pv);
+			float det = glm_vec3_dot(e1, pv);
+			if (fabsf(det) < 1e-12f)
+				continue;
+			float inv = 1.0f / det;
+			glm_vec3_sub(origin, (float *)p0, tv);
+			float u = glm_vec3_dot(tv, pv) * inv;
+			if (u < 0.0f || u > 1.0f)
+				continue;
+			glm_vec3_cross(tv, e1, qv);
+			float v = glm_vec3_dot(dir, qv) * inv;
+			if (v < 0.0f || u + v > 1.0f)
+				continue;
+			float dist = glm_vec3_dot(e2, qv) * inv;
+			if (dist <= 0.0f || dist >= best)
+				continue;
+			best = dist;
+			*cloth = a->state.cloths[c];
+			float wb[3] = {1.0f - u - v, u, v};
+			int corner = wb[0] >= wb[1] && wb[0] >= wb[2] ? 0 : (wb[1] >= wb[2] ? 1 : 2);
+			*vertex = (int)tri[3 * k + corner];
+		}
+	}
+	if (best == INFINITY)
+		return false;
+	camera_eye(&a->cam, eye);
+	glm_vec3_sub(a->cam.target, eye, forward);
+	glm_vec3_normalize(forward);
+	*depth = best * glm_vec3_dot(dir, forward);
+	return true;
+}
+
+void app_mouse_button(app *a, int button, bool down, bool shift)
+{
+	if (down) {
+		a->mouse_button = button;
+		if (button == 0 && !shift && pick(a, &a->drag_cloth, &a->drag_vertex, &a->drag_depth)) {
+			float w = 0.0f;
+			pbd_cloth_get_inverse_mass(a->world, a->drag_cloth, a->drag_vertex, &w);
+			a->drag_was_pinned = w == 0.0f;
+			a->dragging = true;
+		}
+		if (button == 0 && shift)
+			a->mouse_button = 2;  // shift+left pans
+		return;
+	}
+	if (a->dragging && button == 0) {
+		// A dragged pin stays where it was put; a free vertex gets its mass back.
+		if (!a->drag_was_pinned)
+			pbd_cloth_release_vertex(a->world, a->drag_cloth, a->drag_vertex);
+		a->dragging = false;
+	}
+	a->mouse_button = -1;
+}
+
+void app_mouse_move(app *a, double x, double y)
+{
+	float dx = (float)(x - a->mouse_x), dy = (float)(y - a->mouse_y);
+	a->mouse_x = x;
+	a->mouse_y = y;
+	if (a->dragging)
+		return;
+	if (a->mouse_button == 0)
+		camera_orbit(&a->cam, dx, dy);
+	else if (a->mouse_button == 1 || a->mouse_button == 2)
+		camera_pan(&a->cam, dx, dy, a->height);
+}
+
+void app_scroll(app *a, double dy)
+{
+	camera_zoom(&a->cam, (float)dy);
+}

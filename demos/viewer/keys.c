@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+// The key table: keyboard handling, the overlay's parameter list and --help all read it.
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "viewer.h"
+
+#define MAX_BINDINGS 40
+
+typedef struct key_table {
+	key_binding bindings[MAX_BINDINGS];
+	int count;
+} key_table;
+
+static void add(key_table *t, const char *key, key_action action, const char *what, const demo_param *param)
+{
+	if (t->count < MAX_BINDINGS)
+		t->bindings[t->count++] = (key_binding){key, action, what, param};
+}
+
+// Built on first use from the parameter table; afterwards read-only.
+static const key_table *table(void)
+{
+	static key_table t;
+	static int built;
+	if (!built) {
+		static char letters[MAX_BINDINGS][2];
+		for (int i = 0; i < demo_param_count(); ++i) {
+			const demo_param *p = demo_param_at(i);
+			if (!p->key)
+				continue;
+			letters[t.count][0] = p->key;
+			add(&t, letters[t.count], KEY_PARAM, p->label, p);
+		}
+		add(&t, "space", KEY_PAUSE, "pause / resume", NULL);
+		add(&t, ".", KEY_STEP, "one step while paused", NULL);
+		add(&t, "R", KEY_RESET, "reset the scene (keeps the tuning)", NULL);
+		add(&t, "1-9", KEY_SCENE, "choose a scene", NULL);
+		add(&t, "X", KEY_WIREFRAME, "wireframe", NULL);
+		add(&t, "H", KEY_HELP, "help overlay", NULL);
+		add(&t, "P", KEY_SCREENSHOT, "save a PNG screenshot", NULL);
+		add(&t, "escape", KEY_QUIT, "quit", NULL);
+		built = 1;
+	}
+	return &t;
+}
+
+int key_binding_count(void) { return table()->count; }
+
+const key_binding *key_binding_at(int index)
+{
+	return index >= 0 && index < table()->count ? &table()->bindings[index] : NULL;
+}
+
+static bool name_matches(const key_binding *b, const char *name)
+{
+	if (b->action == KEY_SCENE)
+		return name[0] >= '1' && name[0] <= '9' && name[1] == '\0';
+	return strcasecmp(b->key, name) == 0;
+}
+
+static void format_value(const demo_param *p, float v, char *out, size_t cap)
+{
+	if (p->is_integer)
+		snprintf(out, cap, "%d", (int)lroundf(v));
+	else if (p->step_kind == DEMO_STEP_MULTIPLY)
+		snprintf(out, cap, "%.3g", (double)v);
+	else
+		snprintf(out, cap, "%.3f", (double)v);
+}
+
+static void press_param(app *a, const demo_param *p, bool shift)
+{
+	// A letter raises the parameter (for compliances: the stiffness), Shift lowers it.
+	bool up = p->key_lowers ? shift : !shift;
+	pbd_result r = demo_param_nudge(p, a->world, &a->state, up);
+	char value[32];
+	format_value(p, p->get(a->world, &a->state), value, sizeof value);
+	if (r == PBD_OK)
+		app_set_status(a, "%s = %s %s", p->label, value, p->unit);
+	else
+		app_set_status(a, "%s: %s", p->label, pbd_world_last_error(a->world));
+}
+
+bool keys_press(app *a, const char *name, bool shift)
+{
+	for (int i = 0; i < key_binding_count(); ++i) {
+		const key_binding *b = key_binding_at(i);
+		if (!name_matches(b, name))
+			continue;
+		switch (b->action) {
+		case KEY_PARAM:
+			press_param(a, b->param, shift);
+			break;
+		case KEY_PAUSE:
+			a->paused = !a->paused;
+			app_set_status(a, a->paused ? "paused" : "running");
+			break;
+		case KEY_STEP:
+			if (a->paused)
+				a->step_once = true;
+			break;
+		case KEY_RESET:
+			app_load_scene(a, a->scene, true);
+			app_set_status(a, "reset %s", a->scene->name);
+			break;
+		case KEY_SCENE: {
+			const demo_scene *s = demo_scene_at(name[0] - '1');
+			if (s && app_load_scene(a, s, false))
+				app_set_status(a, "scene %s", s->name);
+			else if (!s)
+				app_set_status(a, "no scene %s (there are %d)", name, demo_scene_count());
+			break;
+		}
+		case KEY_WIREFRAME:
+			a->wireframe = !a->wireframe;
+			break;
+		case KEY_HELP:
+			a->show_help = !a->show_help;
+			break;
+		case KEY_SCREENSHOT:
+			a->want_screenshot = true;
+			break;
+		case KEY_QUIT:
+			a->quit = true;
+			break;
+		}
+		return true;
+	}
+	return false;
+}
+
+void keys_print_help(FILE *out)
+{
+	fprintf(out, "keys (a letter raises a parameter, Shift+letter lowers it):\n");
+	for (int i = 0; i < key_binding_count(); ++i) {
+		const key_binding *b = key_binding_at(i);
+		if (b->action == KEY_PARAM) {
+			const demo_param *p = b->param;
+			fprintf(out, "  %-3s / shift+%-7s %s%s (%s%s%s)\n", b->key, b->key, b->what,
+				p->key_lowers ? " (the letter stiffens: lowers the compliance)" : "", p->name,
+				p->unit[0] ? ", " : "", p->unit);
+		} else {
+			fprintf(out, "  %-20s %s\n", b->key, b->what);
+		}
+	}
+	fprintf(out, "mouse: left-drag on the cloth drags it (pinned vertices move their pin), left-drag\n"
+		     "       elsewhere orbits, right-drag or shift+left-drag pans, the wheel zooms\n");
+}
+
+int keys_param_lines(const app *a, char lines[][96], int capacity)
+{
+	int n = 0;
+	for (int i = 0; i < key_binding_count() && n < capacity; ++i) {
+		const key_binding *b = key_binding_at(i);
+		if (b->action != KEY_PARAM)
+			continue;
+		char value[32];
+		format_value(b->param, b->param->get(a->world, &a->state), value, sizeof value);
+		snprintf(lines[n++], 96, "%s/%c %-19s %10s %s", b->key, tolower((unsigned char)b->key[0]), b->what, value,
+			 b->param->unit);
+	}
+	return n;
+}
+
+int keys_parse_script(const char *text, key_event *events, int capacity, char *error, size_t cap)
+{
+	int n = 0;
+	const char *s = text;
+	while (*s) {
+		char *end = NULL;
+		long frame = strtol(s, &end, 10);
+		if (end == s || *end != ':' || frame < 0) {
+			snprintf(error, cap, "--keys: expected FRAME:KEY at '%s'", s);
+			return -1;
+		}
+		s = end + 1;
+		size_t len = strcspn(s, ",");
+		if (len == 0 || len >= sizeof events[0].key + 6) {
+			snprintf(error, cap, "--keys: bad key at '%s'", s);
+			return -1;
+		}
+		if (n == capacity) {
+			snprintf(error, cap, "--keys: more than %d key presses", capacity);
+			return -1;
+		}
+		key_event *e = &events[n];
+		e->frame = frame;
+		e->shift = false;
+		char name[32];
+		memcpy(name, s, len);
+		name[len] = '\0';
+		const char *k = name;
+		// A letter in either case is the key itself; Shift is always written out.
+		if (strncasecmp(k, "shift+", 6) == 0) {
+			e->shift = true;
+			k += 6;
+		}
+		snprintf(e->key, sizeof e->key, "%s", k);
+		bool known = false;
+		for (int i = 0; i < key_binding_count() && !known; ++i)
+			known = name_matches(key_binding_at(i), e->key);
+		if (!known) {
+			snprintf(error, cap, "--keys: unknown key '%s'", e->key);
+			return -1;
+		}
+		n++;
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	return n;
+}

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: MIT
+// pbd-viewer: an OpenGL 3.3 window on the scene table, tuned from the keyboard.
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include "viewer.h"
+
+#define MAX_KEY_EVENTS 256
+
+typedef struct viewer_options {
+	const char *scene;
+	int width, height;
+	long frames;           // < 0: interactive
+	const char *screenshot;
+	const char *keys;
+	const char *shaders;
+	int res;
+} viewer_options;
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: pbd-viewer [--scene NAME] [--size WxH] [--frames N] [--screenshot FILE]\n"
+		"                  [--keys FRAME:KEY,...] [--res N] [--shaders DIR]\n"
+		"  --scene NAME       scene to show (default: the first); scenes:");
+	for (int i = 0; i < demo_scene_count(); ++i)
+		fprintf(out, " %s", demo_scene_at(i)->name);
+	fprintf(out, "\n"
+		     "  --size WxH         window size in pixels (default 1280x720)\n"
+		     "  --frames N         run exactly N frames at a fixed 1/60 s, then exit 0\n"
+		     "  --screenshot FILE  write a PNG of the last frame (with --frames), and the P key's path\n"
+		     "  --keys LIST        key presses at given frames, e.g. \"10:S,20:shift+S,30:space\"\n"
+		     "  --res N            vertices per cloth side (default: the scene's)\n"
+		     "  --shaders DIR      where the GLSL files are (default: next to the build or install)\n\n");
+	keys_print_help(out);
+}
+
+static int parse_long(const char *flag, const char *s, long lo, long hi, long *out)
+{
+	char *end = NULL;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (!s[0] || *end || errno || v < lo || v > hi) {
+		fprintf(stderr, "pbd-viewer: %s needs a whole number in %ld..%ld, got '%s'\n", flag, lo, hi, s);
+		return 0;
+	}
+	*out = v;
+	return 1;
+}
+
+static int parse_args(int argc, char **argv, viewer_options *o)
+{
+	*o = (viewer_options){NULL, 1280, 720, -1, NULL, NULL, NULL, 0};
+	for (int i = 1; i < argc; ++i) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			usage(stdout);
+			exit(0);
+		}
+		if (!v) {
+			fprintf(stderr, "pbd-viewer: %s needs a value (try --help)\n", a);
+			return 0;
+		}
+		long n = 0;
+		if (strcmp(a, "--scene") == 0) {
+			o->scene = v;
+		} else if (strcmp(a, "--size") == 0) {
+			if (sscanf(v, "%dx%d", &o->width, &o->height) != 2 || o->width < 64 || o->height < 64 ||
+			    o->width > 8192 || o->height > 8192) {
+				fprintf(stderr, "pbd-viewer: --size needs WxH between 64 and 8192, got '%s'\n", v);
+				return 0;
+			}
+		} else if (strcmp(a, "--frames") == 0) {
+			if (!parse_long(a, v, 0, 100000000, &o->frames))
+				return 0;
+		} else if (strcmp(a, "--screenshot") == 0) {
+			o->screenshot = v;
+		} else if (strcmp(a, "--keys") == 0) {
+			o->keys = v;
+		} else if (strcmp(a, "--shaders") == 0) {
+			o->shaders = v;
+		} else if (strcmp(a, "--res") == 0) {
+			if (!parse_long(a, v, 2, 4096, &n))
+				return 0;
+			o->res = (int)n;
+		} else {
+			fprintf(stderr, "pbd-viewer: unknown option '%s' (try --help)\n", a);
+			return 0;
+		}
+		++i;
+	}
+	return 1;
+}
+
+// The shaders: --shaders, else installed beside the binary (../share/pbd/shaders), else the
+// source tree the binary was built from.
+static const char *find_shaders(const char *given, char *buffer, size_t cap)
+{
+	if (given)
+		return given;
+	char exe[1024];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(buffer, cap, "%s/../share/pbd/shaders", exe);
+			if (access(buffer, R_OK) == 0)
+				return buffer;
+		}
+	}
+	return PBD_SOURCE_SHADER_DIR;
+}
+
+static const char *glfw_key_name(int key)
+{
+	static char letter[2];
+	if (key >= GLFW_KEY_A && key <= GLFW_KEY_Z) {
+		letter[0] = (char)('A' + (key - GLFW_KEY_A));
+		letter[1] = '\0';
+		return letter;
+	}
+	if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9) {
+		letter[0] = (char)('1' + (key - GLFW_KEY_1));
+		letter[1] = '\0';
+		return letter;
+	}
+	switch (key) {
+	case GLFW_KEY_SPACE: return "space";
+	case GLFW_KEY_PERIOD: return ".";
+	case GLFW_KEY_ESCAPE: return "escape";
+	default: return NULL;
+	}
+}
+
+static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
+{
+	(void)scancode;
+	app *a = glfwGetWindowUserPointer(w);
+	if (action != GLFW_PRESS && action != GLFW_REPEAT)
+		return;
+	const char *name = glfw_key_name(key);
+	// Held parameter keys repeat at the keyboard's rate; toggles act on the press only.
+	if (name && (action == GLFW_PRESS || (name[1] == '\0' && name[0] >= 'A' && name[0] <= 'Z')))
+		keys_press(a, name, (mods & GLFW_MOD_SHIFT) != 0);
+}
+
+static void on_mouse_button(GLFWwindow *w, int button, int action, int mods)
+{
+	app *a = glfwGetWindowUserPointer(w);
+	int b = button == GLFW_MOUSE_BUTTON_LEFT ? 0 : (button == GLFW_MOUSE_BUTTON_RIGHT ? 1 : 2);
+	app_mouse_button(a, b, action == GLFW_PRESS, (mods & GLFW_MOD_SHIFT) != 0);
+}
+
+static void on_cursor(GLFWwindow *w, double x, double y)
+{
+	app *a = glfwGetWindowUserPointer(w);
+	int ww, wh;
+	glfwGetWindowSize(w, &ww, &wh);
+	// Work in framebuffer pixels (they differ from window units on high-DPI screens).
+	app_mouse_move(a, x * a->width / (ww > 0 ? ww : 1), y * a->height / (wh > 0 ? wh : 1));
+}
+
+static void on_scroll(GLFWwindow *w, double dx, double dy)
+{
+	(void)dx;
+	app_scroll(glfwGetWindowUserPointer(w), dy);
+}
+
+static void on_error(int code, const char *text)
+{
+	fprintf(stderr, "pbd-viewer: GLFW error %d: %s\n", code, text);
+}
+
+int main(int argc, char **argv)
+{
+	viewer_options o;
+	if (!parse_args(argc, argv, &o))
+		return 2;
+	const demo_scene *scene = o.scene ? demo_scene_find(o.scene) : demo_scene_at(0);
+	if (!scene) {
+		fprintf(stderr, "pbd-viewer: unknown scene '%s'; scenes:", o.scene);
+		for (int i = 0; i < demo_scene_count(); ++i)
+			fprintf(stderr, " %s", demo_scene_at(i)->name);
+		fprintf(stderr, "\n");
+		return 2;
+	}
+	key_event events[MAX_KEY_EVENTS];
+	int event_count = 0;
+	char error[512];
+	if (o.keys && (event_count = keys_parse_script(o.keys, events, MAX_KEY_EVENTS, error, sizeof error)) < 0) {
+		fprintf(stderr, "pbd-viewer: %s\n", error);
+		return 2;
+	}
+	glfwSetErrorCallback(on_error);
+	if (!glfwInit()) {
+		fprintf(stderr, "pbd-viewer: cannot open a window (no display?); try pbd-sim or xvfb-run\n");
+		return 1;
+	}
+	glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+	glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+	glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+	glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+	glfwWindowHint(GLFW_SAMPLES, 0);  // the same pixels on every run and driver setting
+	char title[128];
+	snprintf(title, sizeof title, "pbd - %s", scene->name);
+	GLFWwindow *window = glfwCreateWindow(o.width, o.height, title, NULL, NULL);
+	if (!window) {
+		fprintf(stderr, "pbd-viewer: cannot create an OpenGL 3.3 core window\n");
+		glfwTerminate();
+		return 1;
+	}
+	glfwMakeContextCurrent(window);
+	if (!gladLoadGL(glfwGetProcAddress)) {
+		fprintf(stderr, "pbd-viewer: cannot load OpenGL functions\n");
+		glfwTerminate();
+		return 1;
+	}
+	bool test_mode = o.frames >= 0;
+	glfwSwapInterval(test_mode ? 0 : 1);
+	char shader_buffer[1100];
+	const char *shader_dir = find_shaders(o.shaders, shader_buffer, sizeof shader_buffer);
+	app a;
+	memset(&a, 0, sizeof a);
+	a.mouse_button = -1;
+	a.test_mode = test_mode;
+	a.options.res = o.res;
+	a.screenshot_path = o.screenshot;
+	a.render = renderer_create(shader_dir, error, sizeof error);
+	if (!a.render) {
+		fprintf(stderr, "pbd-viewer: %s\n", error);
+		glfwTerminate();
+		return 1;
+	}
+	if (!app_load_scene(&a, scene, false)) {
+		renderer_destroy(a.render);
+		glfwTerminate();
+		return 1;
+	}
+	a.stats = pbd_world_get_stats(a.world);
+	glfwSetWindowUserPointer(window, &a);
+	glfwSetKeyCallback(window, on_key);
+	glfwSetMouseButtonCallback(window, on_mouse_button);
+	glfwSetCursorPosCallback(window, on_cursor);
+	glfwSetScrollCallback(window, on_scroll);
+	glfwGetFramebufferSize(window, &a.width, &a.height);
+
+	int next_event = 0, status = 0;
+	double last = glfwGetTime(), fps_time = last;
+	long fps_frames = 0;
+	while (!glfwWindowShouldClose(window) && !a.quit && !(test_mode && a.frame >= o.frames)) {
+		glfwPollEvents();
+		glfwGetFramebufferSize(window, &a.width, &a.height);
+		double now = glfwGetTime();
+		for (; next_event < event_count && events[next_event].frame <= a.frame; ++next_event)
+			keys_press(&a, events[next_event].key, events[next_event].shift);
+		if (a.quit)
+			break;
+		if (test_mode) {
+			// Exactly one fixed step per frame: the same flags give the same pictures.
+			if (!a.paused || a.step_once)
+				app_step(&a);
+			a.frame_ms[a.frame_ms_newest = (a.frame_ms_newest + 1) % VIEWER_HISTORY] = 0.0f;  // no wall clock
+		} else {
+			// Fixed 60 Hz steps against the wall clock, at most 4 per drawn frame.
+			a.accumulator += now - last;
+			int steps = 0;
+			while (a.accumulator >= VIEWER_DT && steps < 4) {
+				if (!a.paused || a.step_once) {
+					app_step(&a);
+					a.step_once = false;
+				}
+				a.accumulator -= VIEWER_DT;
+				steps++;
+			}
+			if (a.accumulator > VIEWER_DT)
+				a.accumulator = 0.0;  // fell behind: drop time rather than spiral
+			a.frame_ms[a.frame_ms_newest = (a.frame_ms_newest + 1) % VIEWER_HISTORY] = (float)((now - last) * 1000.0);
+		}
+		a.step_once = false;
+		last = now;
+		if (++fps_frames, now - fps_time >= 0.5) {
+			a.fps = fps_frames / (now - fps_time);
+			fps_time = now;
+			fps_frames = 0;
+		}
+		app_draw(&a);
+		a.frame++;
+		bool last_frame = test_mode && a.frame >= o.frames;
+		if (last_frame && o.screenshot && !app_write_screenshot(&a, o.screenshot))
+			status = 1;
+		if (a.want_screenshot) {
+			char path[1100];
+			if (a.screenshot_path && !test_mode)
+				snprintf(path, sizeof path, "%s", a.screenshot_path);
+			else
+				snprintf(path, sizeof path, "pbd-screenshot-%03d.png", ++a.screenshot_count);
+			app_write_screenshot(&a, path);
+			a.want_screenshot = false;
+		}
+		glfwSwapBuffers(window);
+	}
+	pbd_world_destroy(a.world);
+	renderer_destroy(a.render);
+	glfwDestroyWindow(window);
+	glfwTerminate();
+	return status;
+}

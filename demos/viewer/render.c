@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: MIT
+// Drawing: cloth (streamed once per frame), colliders, planes as grids, and the overlay.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stb_easy_font.h>
+
+#include "viewer.h"
+
+typedef struct mesh {
+	GLuint vao, vbo, ebo;
+	GLsizei index_count;
+} mesh;
+
+typedef struct cloth_buffers {
+	GLuint vao, positions, normals, indices;
+	int vertex_capacity;
+	int triangle_count;
+	pbd_cloth_id id;
+} cloth_buffers;
+
+typedef struct overlay_vertex {
+	float x, y;
+	float r, g, b, a;
+} overlay_vertex;
+
+#define OVERLAY_CAPACITY (6 * 20000)
+
+struct renderer {
+	GLuint cloth_program, solid_program, grid_program, overlay_program;
+	mesh sphere, cylinder, box;
+	GLuint grid_vao, grid_vbo;
+	GLuint overlay_vao, overlay_vbo;
+	overlay_vertex *overlay;
+	int overlay_count;
+	int overlay_width, overlay_height;
+	cloth_buffers cloths[DEMO_MAX_CLOTHS];
+};
+
+static const float kLight[3] = {0.35f, 0.9f, 0.45f};
+
+static void mesh_upload(mesh *m, const float *vertices, int vertex_count, const GLuint *indices, int index_count)
+{
+	glGenVertexArrays(1, &m->vao);
+	glGenBuffers(1, &m->vbo);
+	glGenBuffers(1, &m->ebo);
+	glBindVertexArray(m->vao);
+	glBindBuffer(GL_ARRAY_BUFFER, m->vbo);
+	glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(sizeof(float) * 6 * (size_t)vertex_count), vertices, GL_STATIC_DRAW);
+	glEnableVertexAttribArray(0);
+	glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), (void *)0);
+	glEnableVertexAttribArray(1);
+	glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), (void *)(3 * sizeof(float)));
+	glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, m->ebo);
+	glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)(sizeof(GLuint) * (size_t)index_count), indices, GL_STATIC_DRAW);
+	m->index_count = index_count;
+	glBindVertexArray(0);
+}
+
+// Unit sphere, or (cylinder) the side of a unit cylinder from y = -1 to 1.
+static void build_round(mesh *m, bool cylinder)
+{
+	enum { SLICES = 32, STACKS = 20 };
+	float v[(SLICES + 1) * (STACKS + 1) * 6];
+	GLuint idx[SLICES * STACKS * 6];
+	int nv = 0, ni = 0;
+	for (int j = 0; j <= STACKS; ++j) {
+		float t = (float)j / STACKS;
+		float phi = GLM_PIf * t;
+		for (int i = 0; i <= SLICES; ++i) {
+			float theta = 2.0f * GLM_PIf * (float)i / SLICES;
+			float nx = cylinder ? cosf(theta) : sinf(phi) * cosf(theta);
+			float ny = cylinder ? 0.0f : cosf(phi);
+			float nz = cylinder ? sinf(theta) : sinf(phi) * sinf(theta);
+			float *o = v + 6 * nv++;
+			o[0] = nx;
+			o[1] = cylinder ? 1.0f - 2.0f * t : ny;
+			o[2] = nz;
+			o[3] = nx;
+			o[4] = ny;
+			o[5] = nz;
+		}
+	}
+	for (int j = 0; j < STACKS; ++j)
+		for (int i = 0; i < SLICES; ++i) {
+			GLuint a = (GLuint)(j * (SLICES + 1) + i), b = a + SLICES + 1;
+			GLuint q[6] = {a, b, a + 1, a + 1, b, b + 1};
+			memcpy(idx + ni, q, sizeof q);
+			ni += 6;
+		}
+	mesh_upload(m, v, nv, idx, ni);
+}
+
+static void build_box(mesh *m)
+{
+	float v[24 * 6];
+	GLuint idx[36];
+	int nv = 0, ni = 0;
+	for (int axis = 0; axis < 3; ++axis)
+		for (int sign = -1; sign <= 1; sign += 2) {
+			int u = (axis + 1) % 3, w = (axis + 2) % 3;
+			GLuint base = (GLuint)nv;
+			for (int k = 0; k < 4; ++k) {
+				float *o = v + 6 * nv++;
+				float p[3];
+				p[axis] = (float)sign;
+				p[u] = (k & 1) ? 1.0f : -1.0f;
+				p[w] = (k & 2) ? 1.0f : -1.0f;
+				for (int c = 0; c < 3; ++c) {
+					o[c] = p[c];
+					o[3 + c] = c == axis ? (float)sign : 0.0f;
+				}
+			}
+			GLuint q[6] = {base, base + 1, base + 2, base + 2, base + 1, base + 3};
+			memcpy(idx + ni, q, sizeof q);
+			ni += 6;
+		}
+	mesh_upload(m, v, nv, idx, ni);
+}
+
+renderer *renderer_create(const char *shader_dir, char *error, size_t cap)
+{
+	renderer *r = calloc(1, sizeof *r);
+	if (!r) {
+		snprintf(error, cap, "out of memory");
+		return NULL;
+	}
+	r->cloth_program = gl_program_from_files(shader_dir, "cloth", error, cap);
+	if (r->cloth_program)
+		r->solid_program = gl_program_from_files(shader_dir, "solid", error, cap);
+	if (r->solid_program)
+		r->grid_program = gl_program_from_files(shader_dir, "grid", error, cap);
+	if (r->grid_program)
+		r->overlay_program = gl_program_from_files(shader_dir, "overlay", error, cap);
+	r->overlay = malloc(sizeof *r->overlay * OVERLAY_CAPACITY);
+	if (!r->overlay_program || !r->overlay) {
+		renderer_destroy(r);
+		return NULL;
+	}
+	build_round(&r->sphere, false);
+	build_round(&r->cylinder, true);
+	build_box(&r->box);
+	static const float corners[8] = {-1, -1, 1, -1, -1, 1, 1, 1};
+	glGenVertexArrays(1, &r->grid_vao);
+	glGenBuffers(1, &r->grid_vbo);
+	glBindVertexArray(r->grid_vao);
+	glBindBuffer(GL_ARRAY_BUFFER, r->grid_vbo);
+	glBufferData(GL_ARRAY_BUFFER, sizeof corners, corners, GL_STATIC_DRAW);
+	glEnableVertexAttribArray(0);
+	glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, (void *)0);
+	glGenVertexArrays(1, &r->overlay_vao);
+	glGenBuffers(1, &r->overlay_vbo);
+	glBindVertexArray(r->overlay_vao);
+	glBindBuffer(GL_ARRAY_BUFFER, r->overlay_vbo);
+	glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(sizeof(overlay_vertex) * OVERLAY_CAPACITY), NULL, GL_DYNAMIC_DRAW);
+	glEnableVertexAttribArray(0);
+	glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, sizeof(overlay_vertex), (void *)0);
+	glEnableVertexAttribArray(1);
+	glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, sizeof(overlay_vertex), (void *)(2 * sizeof(float)));
+	glBindVertexArray(0);
+	return r;
+}
+
+static void delete_mesh(mesh *m)
+{
+	glDeleteVertexArrays(1, &m->vao);
+	glDeleteBuffers(1, &m->vbo);
+	glDeleteBuffers(1, &m->ebo);
+}
+
+void renderer_destroy(renderer *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < DEMO_MAX_CLOTHS; ++i) {
+		cloth_buffers *c = &r->cloths[i];
+		if (c->vao) {
+			glDeleteVertexArrays(1, &c->vao);
+			GLuint b[3] = {c->positions, c->normals, c->indices};
+			glDeleteBuffers(3, b);
+		}
+	}
+	if (r->sphere.vao) {
+		delete_mesh(&r->sphere);
+		delete_mesh(&r->cylinder);
+		delete_mesh(&r->box);
+		glDeleteVertexArrays(1, &r->grid_vao);
+		glDeleteBuffers(1, &r->grid_vbo);
+		glDeleteVertexArrays(1, &r->overlay_vao);
+		glDeleteBuffers(1, &r->overlay_vbo);
+	}
+	glDeleteProgram(r->cloth_program);
+	glDeleteProgram(r->solid_program);
+	glDeleteProgram(r->grid_program);
+	glDeleteProgram(r->overlay_program);
+	free(r->overlay);
+	free(r);
+}
+
+// Streams one cloth: positions and normals once per frame; indices when the cloth changes.
+static cloth_buffers *upload_cloth(renderer *r, int slot, const pbd_world *world, pbd_cloth_id id)
+{
+	cloth_buffers *c = &r->cloths[slot];
+	int n = 0, t = 0;
+	const float *x = pbd_cloth_positions(world, id, &n);
+	const float *nrm = pbd_cloth_normals(world, id, NULL);
+	const uint32_t *tri = pbd_cloth_indices(world, id, &t);
+	if (!x || !nrm || !tri)
+		return NULL;
+	if (!c->vao) {
+		glGenVertexArrays(1, &c->vao);
+		GLuint b[3];
+		glGenBuffers(3, b);
+		c->positions = b[0];
+		c->normals = b[1];
+		c->indices = b[2];
+	}
+	glBindVertexArray(c->vao);
+	bool fresh = c->vertex_capacity != n || c->triangle_count != t || c->id.index1 != id.index1 ||
+		     c->id.generation != id.generation;
+	GLsizeiptr bytes = (GLsizeiptr)(sizeof(float) * 3 * (size_t)n);
+	glBindBuffer(GL_ARRAY_BUFFER, c->positions);
+	if (fresh)
+		glBufferData(GL_ARRAY_BUFFER, bytes, x, GL_DYNAMIC_DRAW);
+	else
+		glBufferSubData(GL_ARRAY_BUFFER, 0, bytes, x);
+	glEnableVertexAttribArray(0);
+	glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 0, (void *)0);
+	glBindBuffer(GL_ARRAY_BUFFER, c->normals);
+	if (fresh)
+		glBufferData(GL_ARRAY_BUFFER, bytes, nrm, GL_DYNAMIC_DRAW);
+	else
+		glBufferSubData(GL_ARRAY_BUFFER, 0, bytes, nrm);
+	glEnableVertexAttribArray(1);
+	glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 0, (void *)0);
+	glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, c->indices);
+	if (fresh)
+		glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)(sizeof(uint32_t) * 3 * (size_t)t), tri, GL_STATIC_DRAW);
+	c->vertex_capacity = n;
+	c->triangle_count = t;
+	c->id = id;
+	return c;
+}
+
+static void set_common(GLuint program, const mat4 vp, const camera *cam)
+{
+	glUseProgram(program);
+	glUniformMatrix4fv(glGetUniformLocation(program, "u_view_proj"), 1, GL_FALSE, (const float *)vp);
+	vec3 eye;
+	camera_eye(cam, eye);
+	glUniform3fv(glGetUniformLocation(program, "u_eye"), 1, eye);
+	glUniform3fv(glGetUniformLocation(program, "u_light_dir"), 1, kLight);
+}
+
+static void model_from_pose(const pbd_collider_def *d, const vec3 scale, mat4 out)
+{
+	versor q = {d->rotation[0], d->rotation[1], d->rotation[2], d->rotation[3]};
+	mat4 rot;
+	glm_quat_mat4(q, rot);
+	glm_mat4_identity(out);
+	glm_translate(out, (float *)d->position);
+	glm_mat4_mul(out, rot, out);
+	glm_scale(out, (float *)scale);
+}
+
+static void draw_mesh(renderer *r, const mesh *m, const mat4 model, const float color[3])
+{
+	glUniformMatrix4fv(glGetUniformLocation(r->solid_program, "u_model"), 1, GL_FALSE, (const float *)model);
+	glUniform3fv(glGetUniformLocation(r->solid_program, "u_color"), 1, color);
+	glBindVertexArray(m->vao);
+	glDrawElements(GL_TRIANGLES, m->index_count, GL_UNSIGNED_INT, (void *)0);
+}
+
+static void draw_colliders(renderer *r, const pbd_world *world, const demo_scene_state *state, const mat4 vp,
+			   const camera *cam)
+{
+	static const float color[3] = {0.62f, 0.58f, 0.52f};
+	set_common(r->solid_program, vp, cam);
+	glUniform1f(glGetUniformLocation(r->solid_program, "u_instanced"), 0.0f);
+	for (int i = 0; i < state->collider_count; ++i) {
+		pbd_collider_def d;
+		if (pbd_collider_get_def(world, state->colliders[i], &d) != PBD_OK)
+			continue;
+		mat4 model;
+		if (d.type == PBD_SHAPE_SPHERE) {
+			vec3 s = {d.radius, d.radius, d.radius};
+			model_from_pose(&d, s, model);
+			draw_mesh(r, &r->sphere, model, color);
+		} else if (d.type == PBD_SHAPE_BOX) {
+			model_from_pose(&d, d.half_extents, model);
+			draw_mesh(r, &r->box, model, color);
+		} else if (d.type == PBD_SHAPE_CAPSULE) {
+			vec3 s = {d.radius, d.half_height, d.radius};
+			model_from_pose(&d, s, model);
+			draw_mesh(r, &r->cylinder, model, color);
+			for (int end = -1; end <= 1; end += 2) {
+				pbd_collider_def cap = d;
+				vec3 local = {0.0f, (float)end * d.half_height, 0.0f}, world_off;
+				versor q = {d.rotation[0], d.rotation[1], d.rotation[2], d.rotation[3]};
+				glm_quat_rotatev(q, local, world_off);
+				glm_vec3_add(cap.position, world_off, cap.position);
+				vec3 rs = {d.radius, d.radius, d.radius};
+				model_from_pose(&cap, rs, model);
+				draw_mesh(r, &r->sphere, model, color);
+			}
+		}
+	}
+}
+
+static void draw_planes(renderer *r, const pbd_world *world, const demo_scene_state *state, const mat4 vp,
+			const camera *cam)
+{
+	static const float color[3] = {0.36f, 0.40f, 0.46f};
+	set_common(r->grid_program, vp, cam);
+	glUniform3fv(glGetUniformLocation(r->grid_program, "u_color"), 1, color);
+	glUniform1f(glGetUniformLocation(r->grid_program, "u_extent"), 12.0f);
+	glEnable(GL_BLEND);
+	glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+	glDepthMask(GL_FALSE);
+	glBindVertexArray(r->grid_vao);
+	for (int i = 0; i < state->collider_count; ++i) {
+		pbd_collider_def d;
+		if (pbd_collider_get_def(world, state->colliders[i], &d) != PBD_OK || d.type != PBD_SHAPE_PLANE)
+			continue;
+		mat4 model;
+		vec3 one = {1.0f, 1.0f, 1.0f};
+		model_from_pose(&d, one, model);
+		glUniformMatrix4fv(glGetUniformLocation(r->grid_program, "u_model"), 1, GL_FALSE, (const float *)model);
+		glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+	}
+	glDepthMask(GL_TRUE);
+	glDisable(GL_BLEND);
+}
+
+void renderer_draw_scene(renderer *r, const pbd_world *world, const demo_scene_state *state, const camera *cam,
+			 int width, int height, bool wireframe)
+{
+	glViewport(0, 0, width, height);
+	glClearColor(0.13f, 0.15f, 0.18f, 1.0f);
+	glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+	glEnable(GL_DEPTH_TEST);
+	glDisable(GL_CULL_FACE);
+	mat4 vp;
+	camera_view_proj(cam, width, height, vp);
+	draw_colliders(r, world, state, vp, cam);
+
+	static const float palette[][2][3] = {
+		{{0.80f, 0.22f, 0.18f}, {0.93f, 0.80f, 0.45f}},
+		{{0.20f, 0.45f, 0.78f}, {0.85f, 0.85f, 0.88f}},
+		{{0.25f, 0.62f, 0.35f}, {0.90f, 0.86f, 0.72f}},
+		{{0.62f, 0.35f, 0.70f}, {0.88f, 0.80f, 0.88f}},
+	};
+	set_common(r->cloth_program, vp, cam);
+	for (int i = 0; i < state->cloth_count && i < DEMO_MAX_CLOTHS; ++i) {
+		cloth_buffers *c = upload_cloth(r, i, world, state->cloths[i]);
+		if (!c)
+			continue;
+		const float(*colors)[3] = palette[i % 4];
+		glUniform3fv(glGetUniformLocation(r->cloth_program, "u_front_color"), 1, colors[0]);
+		glUniform3fv(glGetUniformLocation(r->cloth_program, "u_back_color"), 1, colors[1]);
+		glUniform1f(glGetUniformLocation(r->cloth_program, "u_flat"), 0.0f);
+		glEnable(GL_POLYGON_OFFSET_FILL);
+		glPolygonOffset(1.0f, 1.0f);
+		glDrawElements(GL_TRIANGLES, 3 * c->triangle_count, GL_UNSIGNED_INT, (void *)0);
+		glDisable(GL_POLYGON_OFFSET_FILL);
+		if (wireframe) {
+			static const float line[3] = {0.05f, 0.05f, 0.06f};
+			glUniform3fv(glGetUniformLocation(r->cloth_program, "u_front_color"), 1, line);
+			glUniform1f(glGetUniformLocation(r->cloth_program, "u_flat"), 1.0f);
+			glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+			glDrawElements(GL_TRIANGLES, 3 * c->triangle_count, GL_UNSIGNED_INT, (void *)0);
+			glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+		}
+	}
+	draw_planes(r, world, state, vp, cam);
+	glBindVertexArray(0);
+}
+
+// ------------------------------------------------------------------------------ overlay
+
+void renderer_begin_overlay(renderer *r, int width, int height)
+{
+	r->overlay_count = 0;
+	r->overlay_width = width;
+	r->overlay_height = height;
+}
+
+static void push_vertex(renderer *r, float x, float y, const float rgba[4])
+{
+	if (r->overlay_count >= OVERLAY_CAPACITY)
+		return;
+	r->overlay[r->overlay_count++] = (overlay_vertex){x, y, rgba[0], rgba[1], rgba[2], rgba[3]};
+}
+
+static void push_quad(renderer *r, float x0, float y0, float x1, float y1, const float rgba[4])
+{
+	push_vertex(r, x0, y0, rgba);
+	push_vertex(r, x1, y0, rgba);
+	push_vertex(r, x0, y1, rgba);
+	push_vertex(r, x0, y1, rgba);
+	push_vertex(r, x1, y0, rgba);
+	push_vertex(r, x1, y1, rgba);
+}
+
+void renderer_panel(renderer *r, float x, float y, float w, float h, const float rgba[4])
+{
+	push_quad(r, x, y, x + w, y + h, rgba);
+}
+
+float renderer_text_width(const char *text, float scale)
+{
+	return (float)stb_easy_font_width((char *)text) * scale;
+}
+
+void renderer_text(renderer *r, float x, float y, float scale, const char *text, const unsigned char rgba[4])
+{
+	static char buffer[64 * 1024];
+	unsigned char color[4] = {rgba[0], rgba[1], rgba[2], rgba[3]};
+	int quads = stb_easy_font_print(0.0f, 0.0f, (char *)text, color, buffer, (int)sizeof buffer);
+	const float inv = 1.0f / 255.0f;
+	float c[4] = {rgba[0] * inv, rgba[1] * inv, rgba[2] * inv, rgba[3] * inv};
+	for (int q = 0; q < quads; ++q) {
+		const float *v0 = (const float *)(buffer + (size_t)(q * 4) * 16);
+		const float *v2 = (const float *)(buffer + (size_t)(q * 4 + 2) * 16);
+		push_quad(r, x + v0[0] * scale, y + v0[1] * scale, x + v2[0] * scale, y + v2[1] * scale, c);
+	}
+}
+
+void renderer_graph(renderer *r, float x, float y, float w, float h, const float *values, int count, int newest,
+		    float max_value)
+{
+	static const float back[4] = {0.0f, 0.0f, 0.0f, 0.45f}, bar[4] = {0.45f, 0.85f, 0.55f, 0.9f},
+			   slow[4] = {0.95f, 0.45f, 0.35f, 0.95f}, line[4] = {1.0f, 1.0f, 1.0f, 0.35f};
+	push_quad(r, x, y, x + w, y + h, back);
+	float bw = w / (float)count;
+	for (int i = 0; i < count; ++i) {
+		float v = values[(newest + 1 + i) % count];
+		float bh = fminf(v / max_value, 1.0f) * h;
+		push_quad(r, x + i * bw, y + h - bh, x + (i + 1) * bw - 0.5f, y + h, v > 1000.0f / 60.0f ? slow : bar);
+	}
+	// The 60 Hz budget.
+	float budget = y + h - (1000.0f / 60.0f) / max_value * h;
+	if (budget > y)
+		push_quad(r, x, budget, x + w, budget + 1.0f, line);
+}
+
+void renderer_end_overlay(renderer *r)
+{
+	if (r->overlay_count == 0)
+		return;
+	glDisable(GL_DEPTH_TEST);
+	glEnable(GL_BLEND);
+	glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+	glUseProgram(r->overlay_program);
+	glUniform2f(glGetUniformLocation(r->overlay_program, "u_screen"), (float)r->overlay_width,
+		    (float)r->overlay_height);
+	glBindVertexArray(r->overlay_vao);
+	glBindBuffer(GL_ARRAY_BUFFER, r->overlay_vbo);
+	glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)(sizeof(overlay_vertex) * (size_t)r->overlay_count), r->overlay);
+	glDrawArrays(GL_TRIANGLES, 0, r->overlay_count);
+	glBindVertexArray(0);
+	glDisable(GL_BLEND);
+	glEnable(GL_DEPTH_TEST);
+}

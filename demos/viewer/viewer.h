@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+// pbd-viewer: shared declarations of the viewer's parts.
+#pragma once
+
+#include <stdbool.h>
+
+#include <cglm/cglm.h>
+#include <glad/gl.h>
+
+#include <pbd/pbd.h>
+
+#include "scenes.h"
+
+#define VIEWER_DT (1.0f / 60.0f)
+#define VIEWER_HISTORY 120
+
+// ---------------------------------------------------------------------------- camera.c
+typedef struct camera {
+	vec3 target;
+	float distance;
+	float yaw;    // degrees
+	float pitch;  // degrees
+} camera;
+
+void camera_from_scene(camera *c, const demo_scene *scene);
+void camera_eye(const camera *c, vec3 out);
+void camera_view_proj(const camera *c, int width, int height, mat4 out);
+void camera_orbit(camera *c, float dx, float dy);
+void camera_pan(camera *c, float dx, float dy, int height);
+void camera_zoom(camera *c, float wheel);
+// A ray through window pixel (x, y), y down.
+void camera_ray(const camera *c, int width, int height, double x, double y, vec3 origin, vec3 dir);
+
+// ---------------------------------------------------------------------------- gl_util.c
+// Reads shaders/NAME.vert and shaders/NAME.frag from `dir` and links them. On failure
+// returns 0 and writes a message naming the file into `error`.
+GLuint gl_program_from_files(const char *dir, const char *name, char *error, size_t error_capacity);
+
+// ---------------------------------------------------------------------------- render.c
+typedef struct renderer renderer;
+
+renderer *renderer_create(const char *shader_dir, char *error, size_t error_capacity);
+void renderer_destroy(renderer *r);
+
+typedef struct hud_text hud_text;
+
+// Draws the scene: planes, colliders, cloths (and a wireframe overlay on demand).
+void renderer_draw_scene(renderer *r, const pbd_world *world, const demo_scene_state *state, const camera *cam,
+			 int width, int height, bool wireframe);
+// Overlay: text lines (one colour each) in a panel at (x, y), and a frame-time graph.
+void renderer_begin_overlay(renderer *r, int width, int height);
+void renderer_panel(renderer *r, float x, float y, float w, float h, const float rgba[4]);
+void renderer_text(renderer *r, float x, float y, float scale, const char *text, const unsigned char rgba[4]);
+void renderer_graph(renderer *r, float x, float y, float w, float h, const float *values, int count, int newest,
+		    float max_value);
+void renderer_end_overlay(renderer *r);
+float renderer_text_width(const char *text, float scale);
+
+// ---------------------------------------------------------------------------- app.c
+typedef struct app {
+	const demo_scene *scene;
+	demo_scene_options options;
+	pbd_world *world;
+	demo_scene_state state;
+	camera cam;
+	renderer *render;
+	int width, height;            // framebuffer size in pixels
+	bool paused, step_once, wireframe, show_help, quit, want_screenshot;
+	bool test_mode;               // fixed frames: no wall-clock figures on screen
+	long frame;                   // frames drawn
+	double sim_time;
+	double accumulator;
+	float frame_ms[VIEWER_HISTORY];
+	int frame_ms_newest;
+	double fps;
+	pbd_world_stats stats;
+	char status[256];             // last message shown on screen
+	double status_time;
+	const char *screenshot_path;  // where P writes (and --screenshot)
+	int screenshot_count;
+	// Mouse
+	double mouse_x, mouse_y;
+	int mouse_button;             // -1 none, else the GLFW button held
+	bool dragging;
+	pbd_cloth_id drag_cloth;
+	int drag_vertex;
+	bool drag_was_pinned;
+	float drag_depth;             // distance of the grabbed point along the view direction
+} app;
+
+// Loads `scene` (keeping `keep_params` values of the current world, if any).
+bool app_load_scene(app *a, const demo_scene *scene, bool keep_params);
+void app_step(app *a);
+void app_set_status(app *a, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+bool app_write_screenshot(app *a, const char *path);
+void app_draw(app *a);
+void app_mouse_button(app *a, int button, bool down, bool shift);
+void app_mouse_move(app *a, double x, double y);
+void app_scroll(app *a, double dy);
+
+// ---------------------------------------------------------------------------- keys.c
+// One key table drives the keyboard, the overlay and `--help`.
+typedef enum key_action {
+	KEY_PARAM,       // raise/lower a demo_param
+	KEY_PAUSE,
+	KEY_STEP,
+	KEY_RESET,
+	KEY_SCENE,       // 1..9
+	KEY_WIREFRAME,
+	KEY_HELP,
+	KEY_SCREENSHOT,
+	KEY_QUIT,
+} key_action;
+
+typedef struct key_binding {
+	const char *key;           // as written in --keys and shown: "S", "space", "1".."9", "escape"
+	key_action action;
+	const char *what;
+	const demo_param *param;   // KEY_PARAM only
+} key_binding;
+
+int key_binding_count(void);
+const key_binding *key_binding_at(int index);
+// Handles one key press (the same path for real keys and --keys). `name` is a key name as
+// in the table, case-insensitive for letters; `shift` lowers parameters.
+bool keys_press(app *a, const char *name, bool shift);
+void keys_print_help(FILE *out);
+// Overlay text of every tunable parameter with its key and value, one line each.
+int keys_param_lines(const app *a, char lines[][96], int capacity);
+
+// A parsed --keys list: FRAME:KEY pairs, KEY like S, shift+S, space, escape.
+typedef struct key_event {
+	long frame;
+	char key[32];
+	bool shift;
+} key_event;
+
+// Parses "FRAME:KEY,FRAME:KEY"; returns the count or -1 with a message in error.
+int keys_parse_script(const char *text, key_event *events, int capacity, char *error, size_t error_capacity);

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: MIT
+// Viewer tests, run under xvfb-run: screenshots show the cloth where the scene puts it, keys
+// change the picture, repeat runs give the same bytes, and bad input is a clear error.
+// usage: test_viewer CASE VIEWER_BINARY
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <stb_image.h>
+
+#include "test.h"
+#include "viewer.h"
+
+static const char *g_viewer;
+static char g_dir[256];
+
+static const int kWidth = 960, kHeight = 540;
+
+// Runs the viewer with extra arguments; returns its exit status, stderr in `err` (if given).
+static int run_viewer(const char *args, char *err, size_t cap)
+{
+	char errfile[300], cmd[4096];
+	snprintf(errfile, sizeof errfile, "%s/stderr.txt", g_dir);
+	snprintf(cmd, sizeof cmd, "'%s' --size %dx%d %s 2>'%s' >/dev/null", g_viewer, kWidth, kHeight, args, errfile);
+	int status = system(cmd);
+	if (err) {
+		err[0] = '\0';
+		FILE *f = fopen(errfile, "r");
+		if (f) {
+			size_t n = fread(err, 1, cap - 1, f);
+			err[n] = '\0';
+			fclose(f);
+		}
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static unsigned char *load_png(const char *path, int *w, int *h)
+{
+	int channels = 0;
+	return stbi_load(path, w, h, &channels, 3);
+}
+
+static bool is_cloth_red(const unsigned char *px)
+{
+	return px[0] > px[1] + 50 && px[0] > px[2] + 50;
+}
+
+// The scene run headless for `frames` fixed steps, then its cloth projected with the viewer's
+// camera: the screen box that holds every cloth vertex.
+static int expected_box(const char *name, int frames, float box[4])
+{
+	const demo_scene *scene = demo_scene_find(name);
+	CHECK(scene);
+	pbd_world *w;
+	demo_scene_state st;
+	char err[256];
+	CHECK_OK(demo_scene_load(scene, NULL, NULL, &w, &st, err, sizeof err));
+	for (int f = 0; f < frames; ++f)
+		CHECK_OK(demo_scene_step(scene, w, &st, VIEWER_DT));
+	camera cam;
+	camera_from_scene(&cam, scene);
+	mat4 vp;
+	camera_view_proj(&cam, kWidth, kHeight, vp);
+	box[0] = box[1] = INFINITY;
+	box[2] = box[3] = -INFINITY;
+	for (int c = 0; c < st.cloth_count; ++c) {
+		int n = 0;
+		const float *x = pbd_cloth_positions(w, st.cloths[c], &n);
+		for (int i = 0; i < n; ++i) {
+			vec4 p = {x[3 * i], x[3 * i + 1], x[3 * i + 2], 1.0f}, q;
+			glm_mat4_mulv(vp, p, q);
+			float sx = (q[0] / q[3] * 0.5f + 0.5f) * kWidth, sy = (0.5f - q[1] / q[3] * 0.5f) * kHeight;
+			box[0] = fminf(box[0], sx);
+			box[1] = fminf(box[1], sy);
+			box[2] = fmaxf(box[2], sx);
+			box[3] = fmaxf(box[3], sy);
+		}
+	}
+	pbd_world_destroy(w);
+	return 0;
+}
+
+// Each scene's screenshot shows the cloth: plenty of cloth-coloured pixels, nearly all of
+// them inside the box where the simulation puts the cloth.
+static int screenshot_each_scene(void)
+{
+	for (int s = 0; s < demo_scene_count(); ++s) {
+		const char *name = demo_scene_at(s)->name;
+		char path[400], args[600];
+		snprintf(path, sizeof path, "%s/%s.png", g_dir, name);
+		snprintf(args, sizeof args, "--scene %s --frames 60 --screenshot '%s'", name, path);
+		CHECK(run_viewer(args, NULL, 0) == 0);
+		int w = 0, h = 0;
+		unsigned char *img = load_png(path, &w, &h);
+		CHECK(img && w == kWidth && h == kHeight);
+		float box[4];
+		if (expected_box(name, 60, box))
+			return 1;
+		long inside = 0, outside = 0;
+		for (int y = 0; y < h; ++y)
+			for (int x = 0; x < w; ++x) {
+				if (!is_cloth_red(img + 3 * (y * w + x)))
+					continue;
+				bool in = x >= box[0] - 3 && x <= box[2] + 3 && y >= box[1] - 3 && y <= box[3] + 3;
+				inside += in;
+				outside += !in;
+			}
+		stbi_image_free(img);
+		double area = (box[2] - box[0]) * (box[3] - box[1]);
+		fprintf(stderr, "%s: %ld cloth pixels in the expected box (%.0f px), %ld outside\n", name, inside, area,
+			outside);
+		CHECK(inside > 2000);
+		CHECK(inside > 0.2 * area);
+		CHECK(outside < inside / 50);
+	}
+	return 0;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	bool same = fa && fb;
+	while (same) {
+		int ca = fgetc(fa), cb = fgetc(fb);
+		same = ca == cb;
+		if (ca == EOF || cb == EOF)
+			break;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
+// Lowering the stretch stiffness through --keys changes the picture (the cloth sags); the
+// same flags again give the same bytes.
+static int keys_change_picture(void)
+{
+	char a[400], b[400], c[400], args[2000], keys[1200] = "";
+	snprintf(a, sizeof a, "%s/plain_a.png", g_dir);
+	snprintf(b, sizeof b, "%s/plain_b.png", g_dir);
+	snprintf(c, sizeof c, "%s/soft.png", g_dir);
+	snprintf(args, sizeof args, "--scene hang --frames 90 --screenshot '%s'", a);
+	CHECK(run_viewer(args, NULL, 0) == 0);
+	snprintf(args, sizeof args, "--scene hang --frames 90 --screenshot '%s'", b);
+	CHECK(run_viewer(args, NULL, 0) == 0);
+	CHECK(same_file(a, b));
+	// Shift+S sixteen times: compliance 1e-6 -> 6.6e-2 m/N, a rubbery sheet.
+	for (int i = 0; i < 16; ++i) {
+		char one[32];
+		snprintf(one, sizeof one, "%s%d:shift+S", i ? "," : "", i);
+		strcat(keys, one);
+	}
+	snprintf(args, sizeof args, "--scene hang --frames 90 --screenshot '%s' --keys '%s'", c, keys);
+	char err[4096];
+	CHECK(run_viewer(args, err, sizeof err) == 0);
+	int w, h, w2, h2;
+	unsigned char *plain = load_png(a, &w, &h), *soft = load_png(c, &w2, &h2);
+	CHECK(plain && soft && w == w2 && h == h2);
+	// Compare the lowest cloth row: the softer cloth hangs lower.
+	int low_plain = 0, low_soft = 0;
+	long differing = 0;
+	for (int y = 0; y < h; ++y)
+		for (int x = 0; x < w; ++x) {
+			const unsigned char *p = plain + 3 * (y * w + x), *q = soft + 3 * (y * w + x);
+			if (is_cloth_red(p))
+				low_plain = y;
+			if (is_cloth_red(q))
+				low_soft = y;
+			differing += p[0] != q[0] || p[1] != q[1] || p[2] != q[2];
+		}
+	stbi_image_free(plain);
+	stbi_image_free(soft);
+	fprintf(stderr, "lowest cloth row %d -> %d; %ld pixels differ\n", low_plain, low_soft, differing);
+	CHECK(differing > 1000);
+	CHECK(low_soft > low_plain + 5);
+	return 0;
+}
+
+static int missing_shader(void)
+{
+	char err[4096];
+	int status = run_viewer("--scene hang --frames 2 --shaders /nonexistent-shader-dir", err, sizeof err);
+	fprintf(stderr, "exit %d: %s", status, err);
+	CHECK(status != 0);
+	CHECK(strstr(err, "/nonexistent-shader-dir/cloth.vert") != NULL);
+	return 0;
+}
+
+static int unknown_scene(void)
+{
+	char err[4096];
+	int status = run_viewer("--scene no-such-scene --frames 2", err, sizeof err);
+	fprintf(stderr, "exit %d: %s", status, err);
+	CHECK(status == 2);
+	CHECK(strstr(err, "unknown scene 'no-such-scene'") != NULL);
+	CHECK(strstr(err, "hang") != NULL);  // and it lists the real ones
+	return 0;
+}
+
+static int bad_keys(void)
+{
+	char err[4096];
+	int status = run_viewer("--scene hang --frames 2 --keys '3:nosuchkey'", err, sizeof err);
+	CHECK(status == 2);
+	CHECK(strstr(err, "unknown key 'nosuchkey'") != NULL);
+	status = run_viewer("--scene hang --frames 2 --keys 'x:S'", err, sizeof err);
+	CHECK(status == 2);
+	return 0;
+}
+
+// Escape through --keys ends the run early with status 0; scene keys switch scenes.
+static int escape_and_scene_keys(void)
+{
+	char path[400], args[800];
+	snprintf(path, sizeof path, "%s/switched.png", g_dir);
+	snprintf(args, sizeof args, "--scene hang --frames 40 --keys '5:2' --screenshot '%s'", path);
+	CHECK(run_viewer(args, NULL, 0) == 0);
+	// After 2: the drop scene, seen from above: its cloth lies low and wide.
+	int w, h;
+	unsigned char *img = load_png(path, &w, &h);
+	CHECK(img);
+	stbi_image_free(img);
+	CHECK(run_viewer("--scene hang --frames 100000 --keys '3:escape'", NULL, 0) == 0);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: test_viewer CASE VIEWER_BINARY\n");
+		return 1;
+	}
+	g_viewer = argv[2];
+	snprintf(g_dir, sizeof g_dir, "/tmp/pbd-viewer-test-XXXXXX");
+	if (!mkdtemp(g_dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	static const test_case cases[] = {
+		TEST(screenshot_each_scene), TEST(keys_change_picture), TEST(missing_shader),
+		TEST(unknown_scene),         TEST(bad_keys),            TEST(escape_and_scene_keys),
+	};
+	char *args[2] = {argv[0], argv[1]};
+	int r = test_main(2, args, cases, (int)(sizeof cases / sizeof cases[0]));
+	char cmd[400];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", g_dir);
+	return r;
+}
