@@ -29,12 +29,12 @@ bool pbd_collider_contacts_find(pbd_world *w)
 			const pbd_cloth *cloth = &w->cloths[s];
 			if (!cloth->live)
 				continue;
-			float radius = 0.5f * cloth->material.thickness;
 			float mu_s = sqrtf(cloth->material.static_friction * c->static_friction);
 			float mu_k = sqrtf(cloth->material.kinetic_friction * c->kinetic_friction);
 			for (int i = cloth->first; i < cloth->first + cloth->count; ++i) {
 				if (w->p[i].w == 0.0f)
 					continue;
+				float radius = w->radius[i];
 				pbd_v3 p = v3_of4(w->p[i]), x = v3_of4(w->x[i]);
 				float travel = v3_len(v3_sub(p, x));
 				float reach = radius + travel;

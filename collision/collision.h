@@ -18,3 +18,36 @@ float pbd_shape_signed_distance(const pbd_shape_query *shape, pbd_v3 position, p
 
 // Conservative bounding radius of a shape around its position (infinite for planes).
 float pbd_shape_bounding_radius(const pbd_shape_query *shape);
+
+// Double-precision vectors for the narrow phase and CCD.
+typedef struct pbd_d3 {
+	double x, y, z;
+} pbd_d3;
+
+static inline pbd_d3 d3(double x, double y, double z) { return (pbd_d3){x, y, z}; }
+static inline pbd_d3 d3_of(pbd_v3 a) { return (pbd_d3){a.x, a.y, a.z}; }
+static inline pbd_d3 d3_add(pbd_d3 a, pbd_d3 b) { return (pbd_d3){a.x + b.x, a.y + b.y, a.z + b.z}; }
+static inline pbd_d3 d3_sub(pbd_d3 a, pbd_d3 b) { return (pbd_d3){a.x - b.x, a.y - b.y, a.z - b.z}; }
+static inline pbd_d3 d3_scale(pbd_d3 a, double s) { return (pbd_d3){a.x * s, a.y * s, a.z * s}; }
+static inline pbd_d3 d3_mad(pbd_d3 a, pbd_d3 b, double s) { return (pbd_d3){a.x + b.x * s, a.y + b.y * s, a.z + b.z * s}; }
+static inline double d3_dot(pbd_d3 a, pbd_d3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline pbd_d3 d3_cross(pbd_d3 a, pbd_d3 b)
+{
+	return (pbd_d3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+static inline double d3_len2(pbd_d3 a) { return d3_dot(a, a); }
+
+// Closest point of triangle (a, b, c) to p (Ericson, Real-Time Collision Detection 5.1.5);
+// bary receives its barycentric coordinates. Squared distance returned.
+double pbd_point_triangle_distance2(pbd_d3 p, pbd_d3 a, pbd_d3 b, pbd_d3 c, double bary[3]);
+// Closest points of segments p0-p1 and q0-q1 at parameters *s and *t; squared distance.
+double pbd_segment_segment_distance2(pbd_d3 p0, pbd_d3 p1, pbd_d3 q0, pbd_d3 q1, double *s, double *t);
+
+// Continuous collision: do the primitives, each vertex moving linearly from x0 to x1 over
+// t in [0, 1], come closer than `min_distance` (>= 0)? On a hit, *toi is a time at which they
+// are still at least min_distance apart and no later than the first contact (conservative).
+// vertex-triangle: v[0] the vertex, v[1..3] the triangle; edge-edge: v[0..1], v[2..3].
+bool pbd_ccd_vertex_triangle(const pbd_d3 x0[4], const pbd_d3 x1[4], double min_distance, double *toi);
+bool pbd_ccd_edge_edge(const pbd_d3 x0[4], const pbd_d3 x1[4], double min_distance, double *toi);
+// Two spheres' centres moving linearly: first time their distance reaches `distance`.
+bool pbd_ccd_sphere_sphere(pbd_d3 a0, pbd_d3 a1, pbd_d3 b0, pbd_d3 b1, double distance, double *toi);

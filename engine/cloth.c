@@ -335,7 +335,7 @@ static pbd_result build_constraints(pbd_world *w, const cloth_build *b, pbd_clot
 	return PBD_OK;
 }
 
-static bool reserve_particles(pbd_world *w, int extra)
+bool pbd_reserve_particles(pbd_world *w, int extra)
 {
 	int need = w->particle_count + extra;
 	if (need <= w->particle_capacity)
@@ -368,7 +368,7 @@ static bool reserve_particles(pbd_world *w, int extra)
 	return true;
 }
 
-static int find_cloth_slot(pbd_world *w)
+int pbd_body_slot(pbd_world *w)
 {
 	for (int i = 0; i < w->cloth_capacity; ++i)
 		if (!w->cloths[i].live)
@@ -421,8 +421,8 @@ pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_clot
 		if (!cloth.out_positions || !cloth.out_normals || !cloth.out_velocities)
 			r = pbd_fail(world, PBD_ERR_OUT_OF_MEMORY, "out of memory for cloth buffers");
 	}
-	int slot = r == PBD_OK ? find_cloth_slot(world) : -1;
-	if (r == PBD_OK && (slot < 0 || !reserve_particles(world, b.vertex_count)))
+	int slot = r == PBD_OK ? pbd_body_slot(world) : -1;
+	if (r == PBD_OK && (slot < 0 || !pbd_reserve_particles(world, b.vertex_count)))
 		r = pbd_fail(world, PBD_ERR_OUT_OF_MEMORY, "out of memory for %d particles", b.vertex_count);
 	if (r != PBD_OK) {
 		cloth.live = true;  // lets release_all free what was built
@@ -450,6 +450,8 @@ pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_clot
 		world->inv_mass_free[k] = wi;
 		world->pin_from[k] = world->pin_to[k] = pos;
 		world->owner[k] = (uint32_t)slot;
+		world->rest[k] = b.rest[i];
+		world->radius[k] = 0.5f * def->material.thickness;
 	}
 	if (def->masses == NULL) {
 		// Free masses for pinned vertices (see above), from their triangles.
@@ -483,7 +485,9 @@ pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_clot
 	cloth.first = first;
 	cloth.generation = generation;
 	cloth.live = true;
+	cloth.kind = PBD_BODY_CLOTH;
 	world->cloths[slot] = cloth;
+	world->topology_dirty = true;
 	pbd_cloth_refresh_outputs(world, &world->cloths[slot]);
 	build_free(world, &b);
 	*out_id = (pbd_cloth_id){(uint32_t)slot + 1, generation};
@@ -519,6 +523,8 @@ pbd_cloth *pbd_cloth_lookup(const pbd_world *world, pbd_cloth_id id, pbd_result 
 			r = PBD_ERR_UNKNOWN_ID;
 		else if (!c->live || c->generation != id.generation)
 			r = PBD_ERR_STALE_ID;
+		else if (c->kind != PBD_BODY_CLOTH)
+			r = PBD_ERR_UNKNOWN_ID;
 		if (r != PBD_OK)
 			c = NULL;
 	}
@@ -550,6 +556,12 @@ pbd_result pbd_cloth_destroy(pbd_world *world, pbd_cloth_id id)
 	pbd_cloth *c = get_cloth(world, id, &r);
 	if (!c)
 		return r;
+	pbd_body_remove(world, c);
+	return PBD_OK;
+}
+
+void pbd_body_remove(pbd_world *world, pbd_cloth *c)
+{
 	int first = c->first, count = c->count, tail = world->particle_count - first - count;
 	// Close the gap in the particle arrays; later cloths move down.
 #define PBD_SHIFT(arr) memmove(world->arr + first, world->arr + first + count, (size_t)tail * sizeof *world->arr);
@@ -561,7 +573,8 @@ pbd_result pbd_cloth_destroy(pbd_world *world, pbd_cloth_id id)
 			world->cloths[i].first -= count;
 	pbd_cloth_release_all(world, c);
 	world->contact_count = 0;
-	return PBD_OK;
+	world->vt_count = world->ee_count = world->pp_count = 0;
+	world->topology_dirty = true;
 }
 
 pbd_result pbd_cloth_set_material(pbd_world *world, pbd_cloth_id id, const pbd_cloth_material *material)
@@ -576,6 +589,7 @@ pbd_result pbd_cloth_set_material(pbd_world *world, pbd_cloth_id id, const pbd_c
 	if (r != PBD_OK)
 		return r;
 	c->material = *material;
+	world->topology_dirty = true;  // the thickness sets contact radii
 	pbd_distance_set_compliance(&c->distance, material->stretch_compliance, material->shear_compliance);
 	return PBD_OK;
 }

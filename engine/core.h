@@ -73,6 +73,9 @@ static inline pbd_quat quat_nlerp(pbd_quat a, pbd_quat b, float t)
 	return (pbd_quat){q.x / l, q.y / l, q.z / l, q.w / l};
 }
 
+// Plain comparisons: fminf/fmaxf are library calls at -O2 (they must handle NaN).
+static inline float minf(float a, float b) { return a < b ? a : b; }
+static inline float maxf(float a, float b) { return a > b ? a : b; }
 static inline float clampf(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
 static inline int mini(int a, int b) { return a < b ? a : b; }
 static inline int maxi(int a, int b) { return a > b ? a : b; }

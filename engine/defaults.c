@@ -36,6 +36,7 @@ pbd_cloth_material pbd_cloth_material_default(void)
 		.kinetic_friction = 0.4f,
 		.thickness = 0.01f,
 		.tether_slack = 0.02f,
+		.self_collision = 1,
 	};
 }
 
@@ -53,6 +54,20 @@ pbd_cloth_def pbd_cloth_def_default(void)
 		.rotation = {0.0f, 0.0f, 0.0f, 1.0f},
 		.velocity = {0.0f, 0.0f, 0.0f},
 		.material = pbd_cloth_material_default(),
+		.internal_cookie = PBD_COOKIE,
+	};
+}
+
+pbd_particles_def pbd_particles_def_default(void)
+{
+	return (pbd_particles_def){
+		.count = 0,
+		.positions = NULL,
+		.velocities = NULL,
+		.radius = 0.05f,
+		.mass = 0.1f,
+		.static_friction = 0.5f,
+		.kinetic_friction = 0.4f,
 		.internal_cookie = PBD_COOKIE,
 	};
 }

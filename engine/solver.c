@@ -285,7 +285,9 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 	double stage[PBD_STAGE_COUNT] = {0};
 	int substeps = w->settings.substeps, iterations = w->settings.iterations;
 	float h = dt / (float)substeps, inv_h = 1.0f / h, inv_h2 = inv_h * inv_h;
-	int touching = 0;
+	int touching = 0, vt_touching = 0, ee_touching = 0, pp_touching = 0;
+	int64_t ccd_tested = 0, ccd_hits = 0;
+	w->stats.broad_phase_builds = 0;
 	bool air = air_is_on(w);
 	if (air) {
 		double t = now_ms();
@@ -305,12 +307,15 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 		predict(w, air, h, t1);
 		double t2 = now_ms();
 		stage[PBD_STAGE_PREDICT] += t2 - t;
-		if (!pbd_collider_contacts_find(w)) {
-			// Out of memory growing the contact list: keep the contacts found so far.
+		// Out of memory while growing contact lists: keep what was found and say so.
+		if (!pbd_pairs_covered(w) && !pbd_pairs_find(w, substeps - sub, h))
 			pbd_fail(w, PBD_ERR_OUT_OF_MEMORY, "out of memory for contacts; some were skipped");
-		}
 		t = now_ms();
-		stage[PBD_STAGE_COLLIDE] += t - t2;
+		stage[PBD_STAGE_BROAD_PHASE] += t - t2;
+		if (!pbd_collider_contacts_find(w))
+			pbd_fail(w, PBD_ERR_OUT_OF_MEMORY, "out of memory for collider contacts; some were skipped");
+		t2 = now_ms();
+		stage[PBD_STAGE_NARROW_PHASE] += t2 - t;
 		reset_multipliers(w);
 		for (int it = 0; it < iterations; ++it) {
 			t2 = now_ms();
@@ -318,18 +323,39 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 			t = now_ms();
 			stage[PBD_STAGE_CONSTRAINTS] += t - t2;
 			touching = pbd_collider_contacts_solve(w);
+			vt_touching = pbd_vertex_triangle_solve(w);
+			ee_touching = pbd_edge_edge_solve(w);
+			pp_touching = pbd_particle_particle_solve(w);
 			t2 = now_ms();
 			stage[PBD_STAGE_CONTACTS] += t2 - t;
 		}
 		t = now_ms();
+		// The projection may have moved a particle out of its region: the guard needs every
+		// pair that the final motion x -> p can bring together.
+		if (!pbd_pairs_covered(w)) {
+			if (!pbd_pairs_find(w, substeps - sub, h))
+				pbd_fail(w, PBD_ERR_OUT_OF_MEMORY, "out of memory for contacts; some were skipped");
+			t2 = now_ms();
+			stage[PBD_STAGE_BROAD_PHASE] += t2 - t;
+			t = t2;
+		}
+		ccd_hits += pbd_ccd_guard(w, &ccd_tested);
+		t2 = now_ms();
+		stage[PBD_STAGE_CCD] += t2 - t;
 		update(w, h, inv_h);
 		w->time += h;
-		stage[PBD_STAGE_UPDATE] += now_ms() - t;
+		stage[PBD_STAGE_UPDATE] += now_ms() - t2;
 	}
 	double t = now_ms();
 	finalize(w, dt);
 	stage[PBD_STAGE_FINALIZE] += now_ms() - t;
 	w->stats.collider_contacts = touching;
+	w->stats.vertex_triangle_contacts = vt_touching;
+	w->stats.edge_edge_contacts = ee_touching;
+	w->stats.particle_contacts = pp_touching;
+	w->stats.candidate_pairs = w->vt_count + w->ee_count + w->pp_count + w->contact_count;
+	w->stats.ccd_pairs_tested = ccd_tested;
+	w->stats.ccd_hits = ccd_hits;
 	w->stats.steps++;
 	memcpy(w->stats.stage_ms, stage, sizeof stage);
 	w->stats.step_ms = now_ms() - t_step;

@@ -70,6 +70,7 @@ void pbd_world_destroy(pbd_world *world)
 	pbd_free_array(world, world->cloths, (size_t)world->cloth_capacity, sizeof *world->cloths);
 	pbd_free_array(world, world->colliders, (size_t)world->collider_capacity, sizeof *world->colliders);
 	pbd_free_array(world, world->contacts, (size_t)world->contact_capacity, sizeof *world->contacts);
+	pbd_pairs_free(world);
 	pbd_world copy = *world;
 	pbd_free(&copy, world, sizeof *world);
 }
@@ -136,10 +137,15 @@ pbd_world_stats pbd_world_get_stats(const pbd_world *world)
 	s.cloths = 0;
 	s.triangles = 0;
 	s.constraints = 0;
+	s.free_particles = 0;
 	for (int i = 0; i < world->cloth_capacity; ++i) {
 		const pbd_cloth *c = &world->cloths[i];
 		if (!c->live)
 			continue;
+		if (c->kind == PBD_BODY_PARTICLES) {
+			s.free_particles += c->count;
+			continue;
+		}
 		s.cloths++;
 		s.triangles += c->triangle_count;
 		s.constraints += c->distance.count + c->bending.count + c->tethers.count;
@@ -147,7 +153,7 @@ pbd_world_stats pbd_world_get_stats(const pbd_world *world)
 	s.colliders = 0;
 	for (int i = 0; i < world->collider_capacity; ++i)
 		s.colliders += world->colliders[i].live ? 1 : 0;
-	s.particles = world->particle_count;
+	s.particles = world->particle_count - s.free_particles;
 	s.bytes_live = world->bytes_live;
 	s.bytes_peak = world->bytes_peak;
 	s.allocations = world->allocations;

@@ -31,9 +31,18 @@ typedef struct pbd_collider {
 	float kinetic_friction;
 } pbd_collider;
 
+// A body: a cloth, or a group of free particles (kind). Both live in one table so that
+// particles of every body share the world's flat arrays and the contact code.
+typedef enum pbd_body_kind {
+	PBD_BODY_CLOTH = 0,
+	PBD_BODY_PARTICLES = 1,
+} pbd_body_kind;
+
 typedef struct pbd_cloth {
 	uint32_t generation;
 	bool live;
+	uint8_t kind;              // pbd_body_kind
+	float particle_radius;     // particles: their radius
 	int first;                 // first particle in the world arrays
 	int count;                 // particles
 	int triangle_count;
@@ -47,6 +56,53 @@ typedef struct pbd_cloth {
 	float *out_normals;
 	float *out_velocities;
 } pbd_cloth;
+
+// Contact candidates of one substep (collision/pairs.c), solved by constraints/.
+typedef struct pbd_vt_contact {
+	uint32_t q;                // the vertex (or free particle)
+	uint32_t tri;              // index into world->tri
+	float thickness;           // distance kept between the vertex and the triangle
+	float static_friction;
+	float kinetic_friction;
+} pbd_vt_contact;
+
+typedef struct pbd_ee_contact {
+	uint32_t a, b;             // indices into world->edge
+	float thickness;
+	float static_friction;
+	float kinetic_friction;
+} pbd_ee_contact;
+
+typedef struct pbd_pp_contact {
+	uint32_t i, j;
+	float distance;            // sum of radii
+	float static_friction;
+	float kinetic_friction;
+} pbd_pp_contact;
+
+// A uniform grid hashed into buckets (Teschner et al. 2003), rebuilt from boxes.
+typedef struct pbd_grid {
+	float cell;
+	int bucket_count;          // power of two
+	int *bucket_start;         // bucket_count + 1
+	uint32_t *items;           // primitive ids, grouped by bucket
+	int item_count;
+	int item_capacity;
+	uint32_t *scratch_bucket;  // per inserted item: its bucket (for the counting sort)
+	uint32_t *scratch_id;
+	int scratch_capacity;
+	uint32_t *oversized;       // primitives whose box covers too many cells: tested with all
+	int oversized_count;
+	int oversized_capacity;
+	uint32_t *stamp;           // per primitive: last query that saw it (no duplicates)
+	int stamp_capacity;
+	uint32_t query;
+	int primitive_count;
+} pbd_grid;
+
+typedef struct pbd_aabb {
+	pbd_v3 lo, hi;
+} pbd_aabb;
 
 typedef struct pbd_collider_contact {
 	uint32_t particle;         // world particle index
@@ -78,11 +134,39 @@ struct pbd_world {
 	uint8_t *pinned;           // 1 while kinematic
 	pbd_v3 *pin_from;          // kinematic path over the step
 	pbd_v3 *pin_to;
-	uint32_t *owner;           // cloth slot of each particle
+	uint32_t *owner;           // body slot of each particle
+	float *radius;             // contact radius: thickness / 2 for cloth, the radius for particles
+	pbd_v3 *rest;              // rest position in the body's own frame (rest-distance exemption)
 
 	pbd_collider_contact *contacts;
 	int contact_count;
 	int contact_capacity;
+
+	// Topology of all bodies in world particle indices, rebuilt when bodies change.
+	bool topology_dirty;
+	uint32_t *tri;             // 3 per triangle
+	uint32_t *tri_owner;       // body slot
+	int tri_count, tri_capacity;
+	uint32_t *edge;            // 2 per edge
+	uint32_t *edge_owner;
+	int edge_count, edge_capacity;
+	float max_radius;          // largest particle radius (vertex: thickness / 2)
+
+	// Broad phase (per substep) and its scratch.
+	pbd_grid vertex_grid;
+	pbd_grid edge_grid;
+	pbd_aabb *boxes;
+	int box_capacity;
+	pbd_aabb *regions;         // per particle: where its motion must stay for the pairs to hold
+	int region_capacity;
+	int region_count;          // particles the current pairs cover (0: find them again)
+	pbd_vt_contact *vt;
+	int vt_count, vt_capacity;
+	pbd_ee_contact *ee;
+	int ee_count, ee_capacity;
+	pbd_pp_contact *pp;
+	int pp_count, pp_capacity;
+	pbd_v3 *ccd_start;         // scratch for the guard
 
 	pbd_world_stats stats;
 	size_t bytes_live;
@@ -92,7 +176,8 @@ struct pbd_world {
 };
 
 // Every per-particle array of the world, for code that grows, shifts or frees them together.
-#define PBD_PARTICLE_ARRAYS(X) X(x) X(p) X(v) X(force) X(inv_mass_free) X(pinned) X(pin_from) X(pin_to) X(owner)
+#define PBD_PARTICLE_ARRAYS(X) \
+	X(x) X(p) X(v) X(force) X(inv_mass_free) X(pinned) X(pin_from) X(pin_to) X(owner) X(radius) X(rest)
 
 // memory.c
 void *pbd_alloc(pbd_world *world, size_t size);
@@ -114,6 +199,11 @@ pbd_result pbd_fail(pbd_world *world, pbd_result code, const char *fmt, ...)
 pbd_cloth *pbd_cloth_lookup(const pbd_world *world, pbd_cloth_id id, pbd_result *why);
 pbd_collider *pbd_collider_lookup(const pbd_world *world, pbd_collider_id id, pbd_result *why);
 void pbd_cloth_release_all(pbd_world *world, pbd_cloth *cloth);
+// Removes a body's particles from the world arrays and frees it.
+void pbd_body_remove(pbd_world *world, pbd_cloth *body);
+// A free body slot (the table grows); -1 when out of memory.
+int pbd_body_slot(pbd_world *world);
+bool pbd_reserve_particles(pbd_world *world, int extra);
 void pbd_cloth_refresh_outputs(pbd_world *world, pbd_cloth *cloth);
 
 // constraints/particle_collider.c: projects the contacts found this substep; returns how
@@ -121,6 +211,28 @@ void pbd_cloth_refresh_outputs(pbd_world *world, pbd_cloth *cloth);
 int pbd_collider_contacts_solve(pbd_world *world);
 // collision/collider_contacts.c: particle-collider pairs that may touch this substep.
 bool pbd_collider_contacts_find(pbd_world *world);
+
+// engine/topology.c
+bool pbd_topology_update(pbd_world *world);
+// collision/pairs.c: candidate contacts (broad phase), valid while every particle stays in
+// its region. The side each pair keeps is worked out by the solvers from x, only for pairs
+// that come close.
+bool pbd_pairs_find(pbd_world *world, int substeps_left, float h);
+bool pbd_pairs_covered(const pbd_world *world);
+void pbd_pairs_free(pbd_world *world);
+// constraints/: contact projection; each returns how many were touching.
+int pbd_vertex_triangle_solve(pbd_world *world);
+int pbd_edge_edge_solve(pbd_world *world);
+int pbd_particle_particle_solve(pbd_world *world);
+// collision/ccd.c: the guard. Returns the crossings caught; *tested gets the pairs swept.
+int pbd_ccd_guard(pbd_world *world, int64_t *tested);
+
+// collision/broad_phase.c
+bool pbd_grid_build(pbd_world *world, pbd_grid *grid, const pbd_aabb *boxes, int count, float cell);
+void pbd_grid_free(pbd_world *world, pbd_grid *grid);
+// Calls visit(id, user) once for every primitive whose box may overlap `box`.
+void pbd_grid_query(pbd_grid *grid, const pbd_aabb *boxes, pbd_aabb box, void (*visit)(uint32_t id, void *user),
+		    void *user);
 
 // Checks shared by the setters.
 pbd_result pbd_check_material(pbd_world *world, const pbd_cloth_material *m);

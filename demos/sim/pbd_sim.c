@@ -228,6 +228,7 @@ int main(int argc, char **argv)
 	}
 	double *frame_ms = calloc((size_t)(o.frames > 0 ? o.frames : 1), sizeof *frame_ms);
 	double phase_ms[PBD_STAGE_COUNT] = {0};
+	long long ccd_hits_total = 0;
 	int status = 0;
 	for (int frame = 1; frame <= o.frames; ++frame) {
 		pbd_result r = demo_scene_step(scene, world, &state, (float)o.dt);
@@ -240,6 +241,7 @@ int main(int argc, char **argv)
 		frame_ms[frame - 1] = st.step_ms;
 		for (int k = 0; k < PBD_STAGE_COUNT; ++k)
 			phase_ms[k] += st.stage_ms[k];
+		ccd_hits_total += st.ccd_hits;
 		if (o.dump_dir && (frame % o.dump_every == 0 || frame == o.frames) && !dump_frame(&o, frame, world, &state)) {
 			status = 1;
 			break;
@@ -263,8 +265,12 @@ int main(int argc, char **argv)
 		for (int k = 0; k < PBD_STAGE_COUNT; ++k)
 			printf("%s\"%s\":%.4f", k ? "," : "", pbd_stage_name((pbd_stage)k),
 			       o.frames ? phase_ms[k] / o.frames : 0.0);
-		printf("},\"collider_contacts\":%d,\"max_stretch\":%.6f,\"min_y\":%.6f,\"max_speed\":%.6f,"
+		printf("},\"contacts\":{\"collider\":%d,\"vertex_triangle\":%d,\"edge_edge\":%d,\"particle\":%d},"
+		       "\"candidate_pairs\":%d,\"ccd_pairs_tested\":%lld,\"ccd_hits\":%lld,\"ccd_hits_total\":%lld,"
+		       "\"collider_contacts\":%d,\"max_stretch\":%.6f,\"min_y\":%.6f,\"max_speed\":%.6f,"
 		       "\"finite\":%s,\"bytes_peak\":%zu}\n",
+		       st.collider_contacts, st.vertex_triangle_contacts, st.edge_edge_contacts, st.particle_contacts,
+		       st.candidate_pairs, (long long)st.ccd_pairs_tested, (long long)st.ccd_hits, (long long)ccd_hits_total,
 		       st.collider_contacts, (double)fig.max_strain, (double)fig.min_y, (double)fig.max_speed,
 		       fig.finite ? "true" : "false", st.bytes_peak);
 	}

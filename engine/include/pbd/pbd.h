@@ -175,9 +175,11 @@ PBD_API const char *pbd_world_last_error(const pbd_world *world);
 /// Solver stages in step order; pbd_world_stats.stage_ms is indexed by them.
 typedef enum pbd_stage {
 	PBD_STAGE_PREDICT,     ///< forces (gravity, wind) and position prediction
-	PBD_STAGE_COLLIDE,     ///< finding contacts
+	PBD_STAGE_BROAD_PHASE, ///< spatial hash over swept bounds: candidate pairs
+	PBD_STAGE_NARROW_PHASE,///< contact setup: sides, rest-distance exemptions, collider pairs
 	PBD_STAGE_CONSTRAINTS, ///< stretch, bend and tether projection
 	PBD_STAGE_CONTACTS,    ///< contact and friction projection
+	PBD_STAGE_CCD,         ///< the guard: no crossing of the motion x -> p may land
 	PBD_STAGE_UPDATE,      ///< velocity update
 	PBD_STAGE_FINALIZE,    ///< damping, normals and readback buffers, once per step
 	PBD_STAGE_COUNT
@@ -195,7 +197,15 @@ typedef struct pbd_world_stats {
 	int particles;                       ///< particles of all cloths
 	int triangles;                       ///< triangles of all cloths
 	int constraints;                     ///< stretch + bend + tether constraints
-	int collider_contacts;               ///< particle-collider contacts in the last substep
+	int free_particles;                  ///< particles of all particle groups
+	int collider_contacts;               ///< particle-collider contacts touching, last substep
+	int vertex_triangle_contacts;        ///< vertex-triangle contacts touching, last substep
+	int edge_edge_contacts;              ///< edge-edge contacts touching, last substep
+	int particle_contacts;               ///< particle-particle contacts touching, last substep
+	int candidate_pairs;                 ///< broad-phase pairs of the last substep (all kinds)
+	int64_t ccd_pairs_tested;            ///< pairs the CCD guard swept in the whole step
+	int64_t ccd_hits;                    ///< crossings the guard caught (and stopped) in the step
+	int broad_phase_builds;              ///< spatial-hash builds in the step
 	float max_stretch_error;             ///< largest |L - L0| / L0 over stretch constraints
 	int64_t steps;                       ///< steps taken since creation
 	size_t bytes_live;                   ///< bytes currently allocated by the world
@@ -241,6 +251,9 @@ typedef struct pbd_cloth_material {
 	/// 2012), plus the stretch its own weight gives a soft cloth (stretch_compliance times
 	/// weight per area times d, per metre). Negative switches tethers off. Default 0.02.
 	float tether_slack;
+	/// 1: the cloth collides with itself (vertex-triangle and edge-edge); 0: it does not
+	/// (it still collides with other cloths, particles and colliders). Default 1.
+	int self_collision;
 } pbd_cloth_material;
 
 PBD_API pbd_cloth_material pbd_cloth_material_default(void);
@@ -334,6 +347,43 @@ PBD_API pbd_result pbd_cloth_pin_vertex(pbd_world *world, pbd_cloth_id id, int v
 PBD_API pbd_result pbd_cloth_release_vertex(pbd_world *world, pbd_cloth_id id, int vertex);
 /// Moves every vertex by `offset` and sets every free vertex's velocity (NULL keeps it).
 PBD_API pbd_result pbd_cloth_teleport(pbd_world *world, pbd_cloth_id id, const float offset[3], const float velocity[3]);
+
+// ---------------------------------------------------------------------------------------------
+// Free particles: balls, grains, debris that belong to no cloth. They collide with each
+// other, with every cloth (its vertices, edges and triangles) and with colliders.
+
+/// Particle group handle, same scheme as pbd_cloth_id.
+typedef struct pbd_particles_id {
+	uint32_t index1;
+	uint32_t generation;
+} pbd_particles_id;
+
+/// Get one from pbd_particles_def_default().
+typedef struct pbd_particles_def {
+	int count;                  ///< particles, >= 1
+	const float *positions;     ///< count packed float[3], m
+	const float *velocities;    ///< optional, count packed float[3], m/s (NULL: at rest)
+	float radius;               ///< m, > 0. Default 0.05.
+	float mass;                 ///< kg per particle, > 0. Default 0.1.
+	float static_friction;      ///< >= 0. Default 0.5 (a contact uses sqrt(a * b) of both sides).
+	float kinetic_friction;     ///< >= 0. Default 0.4.
+	int internal_cookie;
+} pbd_particles_def;
+
+PBD_API pbd_particles_def pbd_particles_def_default(void);
+PBD_API pbd_result pbd_particles_create(pbd_world *world, const pbd_particles_def *def, pbd_particles_id *out_id);
+PBD_API pbd_result pbd_particles_destroy(pbd_world *world, pbd_particles_id id);
+/// Borrowed positions / velocities (packed float[3]), valid until the next call that changes
+/// the world; NULL for a bad id.
+PBD_API const float *pbd_particles_positions(const pbd_world *world, pbd_particles_id id, int *count);
+PBD_API const float *pbd_particles_velocities(const pbd_world *world, pbd_particles_id id, int *count);
+/// Radius of the group's particles (0 for a bad id).
+PBD_API float pbd_particles_radius(const pbd_world *world, pbd_particles_id id);
+/// Places one particle (position and velocity); the game's way to shoot or reset one.
+PBD_API pbd_result pbd_particles_set(pbd_world *world, pbd_particles_id id, int index, const float position[3],
+				     const float velocity[3]);
+PBD_API pbd_result pbd_particles_set_friction(pbd_world *world, pbd_particles_id id, float static_friction,
+					      float kinetic_friction);
 
 // ---------------------------------------------------------------------------------------------
 // Colliders

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: MIT
+// Contact candidates: vertex-triangle, edge-edge and particle-particle pairs whose regions
+// (the space each particle may move through until the end of the step, grown by its radius)
+// overlap, found through two spatial hashes, then set up for the solver each substep (which
+// side each pair is on, how far apart it stays).
+#include "../engine/world.h"
+
+#define GROW(w, arr, count, cap)                                                                          \
+	((count) < (cap) || (pbd_grow_array((w), (void **)&(arr), (size_t)(cap), (size_t)maxi(64, 2 * (cap)), \
+					    sizeof *(arr)) &&                                             \
+			     ((cap) = maxi(64, 2 * (cap)), true)))
+
+static const pbd_cloth *body(const pbd_world *w, uint32_t slot) { return &w->cloths[slot]; }
+
+static float mu(const pbd_cloth *a, const pbd_cloth *b, bool kinetic)
+{
+	float fa = kinetic ? a->material.kinetic_friction : a->material.static_friction;
+	float fb = kinetic ? b->material.kinetic_friction : b->material.static_friction;
+	return sqrtf(fa * fb);
+}
+
+// How far a particle can get from x without leaving its region: x to the farthest corner.
+static float reach(const pbd_world *w, uint32_t i)
+{
+	pbd_aabb r = w->regions[i];
+	const pbd_v4 *x = &w->x[i];
+	pbd_v3 far = v3(maxf(r.hi.x - x->x, x->x - r.lo.x), maxf(r.hi.y - x->y, x->y - r.lo.y),
+			maxf(r.hi.z - x->z, x->z - r.lo.z));
+	return v3_len(far);
+}
+
+typedef struct visit_context {
+	pbd_world *w;
+	uint32_t query;   // the triangle, edge or particle asking
+	bool failed;
+} visit_context;
+
+static double rest_point_triangle(const pbd_world *w, uint32_t q, const uint32_t *t)
+{
+	double bary[3];
+	return sqrt(pbd_point_triangle_distance2(d3_of(w->rest[q]), d3_of(w->rest[t[0]]), d3_of(w->rest[t[1]]),
+						 d3_of(w->rest[t[2]]), bary));
+}
+
+static void visit_vertex_for_triangle(uint32_t q, void *user)
+{
+	visit_context *ctx = user;
+	pbd_world *w = ctx->w;
+	uint32_t tri = ctx->query;
+	const uint32_t *t = w->tri + 3 * tri;
+	if (q == t[0] || q == t[1] || q == t[2])
+		return;
+	uint32_t oq = w->owner[q], ot = w->tri_owner[tri];
+	const pbd_cloth *bq = body(w, oq), *bt = body(w, ot);
+	if (oq == ot && !bt->material.self_collision)
+		return;
+	if (w->p[q].w == 0.0f && w->p[t[0]].w == 0.0f && w->p[t[1]].w == 0.0f && w->p[t[2]].w == 0.0f)
+		return;
+	float thickness = w->radius[q] + w->radius[t[0]];
+	if (oq == ot)
+		thickness = fminf(thickness, (float)rest_point_triangle(w, q, t));  // rest-distance exemption
+	if (thickness <= 1e-7f)
+		return;
+	// Boxes of a flat mesh overlap their neighbours'; the true distance at x, less how far
+	// the particles can still move, tells which pairs can really come within the thickness.
+	double bary[3];
+	float d = sqrtf((float)pbd_point_triangle_distance2(d3_of(v3_of4(w->x[q])), d3_of(v3_of4(w->x[t[0]])),
+							    d3_of(v3_of4(w->x[t[1]])), d3_of(v3_of4(w->x[t[2]])), bary));
+	float m = maxf(reach(w, t[0]), maxf(reach(w, t[1]), reach(w, t[2])));
+	if (d > thickness + reach(w, q) + m)
+		return;
+	if (!GROW(w, w->vt, w->vt_count, w->vt_capacity)) {
+		ctx->failed = true;
+		return;
+	}
+	w->vt[w->vt_count++] = (pbd_vt_contact){q, tri, thickness, mu(bq, bt, false), mu(bq, bt, true)};
+}
+
+static void visit_edge_for_edge(uint32_t b, void *user)
+{
+	visit_context *ctx = user;
+	pbd_world *w = ctx->w;
+	uint32_t a = ctx->query;
+	if (b <= a)
+		return;  // each pair once
+	const uint32_t *ea = w->edge + 2 * a, *eb = w->edge + 2 * b;
+	if (ea[0] == eb[0] || ea[0] == eb[1] || ea[1] == eb[0] || ea[1] == eb[1])
+		return;
+	uint32_t oa = w->edge_owner[a], ob = w->edge_owner[b];
+	const pbd_cloth *ba = body(w, oa), *bb = body(w, ob);
+	if (oa == ob && !ba->material.self_collision)
+		return;
+	if (w->p[ea[0]].w == 0.0f && w->p[ea[1]].w == 0.0f && w->p[eb[0]].w == 0.0f && w->p[eb[1]].w == 0.0f)
+		return;
+	float thickness = w->radius[ea[0]] + w->radius[eb[0]];
+	double s, t;
+	if (oa == ob) {
+		double rest = sqrt(pbd_segment_segment_distance2(d3_of(w->rest[ea[0]]), d3_of(w->rest[ea[1]]),
+								 d3_of(w->rest[eb[0]]), d3_of(w->rest[eb[1]]), &s, &t));
+		thickness = fminf(thickness, (float)rest);
+	}
+	if (thickness <= 1e-7f)
+		return;
+	float d = sqrtf((float)pbd_segment_segment_distance2(d3_of(v3_of4(w->x[ea[0]])), d3_of(v3_of4(w->x[ea[1]])),
+							     d3_of(v3_of4(w->x[eb[0]])), d3_of(v3_of4(w->x[eb[1]])), &s, &t));
+	float m = maxf(reach(w, ea[0]), reach(w, ea[1])) + maxf(reach(w, eb[0]), reach(w, eb[1]));
+	if (d > thickness + m)
+		return;
+	if (!GROW(w, w->ee, w->ee_count, w->ee_capacity)) {
+		ctx->failed = true;
+		return;
+	}
+	w->ee[w->ee_count++] = (pbd_ee_contact){a, b, thickness, mu(ba, bb, false), mu(ba, bb, true)};
+}
+
+static void visit_particle_for_particle(uint32_t j, void *user)
+{
+	visit_context *ctx = user;
+	pbd_world *w = ctx->w;
+	uint32_t i = ctx->query;
+	if (i == j)
+		return;
+	const pbd_cloth *bi = body(w, w->owner[i]), *bj = body(w, w->owner[j]);
+	// Free particles against each other (each pair once) and against cloth vertices;
+	// vertex against vertex of cloth is left to the triangle and edge contacts.
+	if (bj->kind == PBD_BODY_PARTICLES && j < i)
+		return;
+	if (w->p[i].w == 0.0f && w->p[j].w == 0.0f)
+		return;
+	float d = v3_len(v3_sub(v3_of4(w->x[i]), v3_of4(w->x[j])));
+	if (d > w->radius[i] + w->radius[j] + reach(w, i) + reach(w, j))
+		return;
+	if (!GROW(w, w->pp, w->pp_count, w->pp_capacity)) {
+		ctx->failed = true;
+		return;
+	}
+	w->pp[w->pp_count++] =
+		(pbd_pp_contact){i, j, w->radius[i] + w->radius[j], mu(bi, bj, false), mu(bi, bj, true)};
+}
+
+// Cell size: the mean mesh edge, but at least a particle's diameter.
+static float cell_size(const pbd_world *w)
+{
+	double sum = 0.0;
+	int n = 0;
+	for (int e = 0; e < w->edge_count; e += 7, ++n)
+		sum += v3_len(v3_sub(v3_of4(w->x[w->edge[2 * e]]), v3_of4(w->x[w->edge[2 * e + 1]])));
+	float mean = n ? (float)(sum / n) : 0.0f;
+	return fmaxf(fmaxf(mean, 2.0f * w->max_radius), 1e-4f);
+}
+
+// Each particle gets a region its motion should stay inside until the end of the step: its
+// path x -> p this substep, stretched for the substeps left (one and a half times the speed, plus gravity
+// and a little slack). Pairs are found once for all those substeps; when a particle leaves
+// its region (a hit, a drag) the pairs are found again, so the contact and CCD code always
+// sees every pair that can come close.
+static void build_regions(pbd_world *w, int substeps_left, float h)
+{
+	float rest_of_step = (float)substeps_left * h;
+	float fall = 0.5f * v3_len(v3_load(w->settings.gravity)) * rest_of_step * rest_of_step;
+	for (int i = 0; i < w->particle_count; ++i) {
+		pbd_v3 x = v3_of4(w->x[i]), p = v3_of4(w->p[i]);
+		float travel = v3_len(v3_sub(p, x)) * 1.5f * (float)substeps_left;
+		float m = travel + fall + 0.25f * w->radius[i] + 1e-5f;
+		w->regions[i].lo = v3(minf(x.x, p.x) - m, minf(x.y, p.y) - m, minf(x.z, p.z) - m);
+		w->regions[i].hi = v3(maxf(x.x, p.x) + m, maxf(x.y, p.y) + m, maxf(x.z, p.z) + m);
+	}
+}
+
+static pbd_aabb union_of(const pbd_world *w, const uint32_t *ids, int n, float grow)
+{
+	pbd_aabb b = w->regions[ids[0]];
+	for (int k = 1; k < n; ++k) {
+		pbd_aabb r = w->regions[ids[k]];
+		b.lo = v3(minf(b.lo.x, r.lo.x), minf(b.lo.y, r.lo.y), minf(b.lo.z, r.lo.z));
+		b.hi = v3(maxf(b.hi.x, r.hi.x), maxf(b.hi.y, r.hi.y), maxf(b.hi.z, r.hi.z));
+	}
+	b.lo = v3(b.lo.x - grow, b.lo.y - grow, b.lo.z - grow);
+	b.hi = v3(b.hi.x + grow, b.hi.y + grow, b.hi.z + grow);
+	return b;
+}
+
+static inline bool inside(pbd_aabb r, const pbd_v4 *a)
+{
+	return a->x >= r.lo.x && a->x <= r.hi.x && a->y >= r.lo.y && a->y <= r.hi.y && a->z >= r.lo.z && a->z <= r.hi.z;
+}
+
+bool pbd_pairs_covered(const pbd_world *w)
+{
+	if (w->topology_dirty || w->region_count != w->particle_count)
+		return false;
+	for (int i = 0; i < w->particle_count; ++i)
+		if (!inside(w->regions[i], &w->x[i]) || !inside(w->regions[i], &w->p[i]))
+			return false;
+	return true;
+}
+
+bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
+{
+	w->vt_count = w->ee_count = w->pp_count = 0;
+	w->region_count = 0;
+	if (!pbd_topology_update(w))
+		return false;
+	int np = w->particle_count, nt = w->tri_count, ne = w->edge_count;
+	int need = np + nt + ne;
+	if (need > w->box_capacity) {
+		int cap = maxi(need, 2 * w->box_capacity);
+		if (!pbd_grow_array(w, (void **)&w->boxes, (size_t)w->box_capacity, (size_t)cap, sizeof *w->boxes))
+			return false;
+		w->box_capacity = cap;
+	}
+	if (np > w->region_capacity) {
+		int cap = maxi(np, 2 * w->region_capacity);
+		if (!pbd_grow_array(w, (void **)&w->regions, (size_t)w->region_capacity, (size_t)cap, sizeof *w->regions))
+			return false;
+		w->region_capacity = cap;
+	}
+	build_regions(w, substeps_left, h);
+	pbd_aabb *vbox = w->boxes, *tbox = w->boxes + np, *ebox = w->boxes + np + nt;
+	for (int i = 0; i < np; ++i) {
+		uint32_t id = (uint32_t)i;
+		vbox[i] = union_of(w, &id, 1, w->radius[i]);
+	}
+	for (int t = 0; t < nt; ++t)
+		tbox[t] = union_of(w, w->tri + 3 * t, 3, w->radius[w->tri[3 * t]]);
+	for (int e = 0; e < ne; ++e)
+		ebox[e] = union_of(w, w->edge + 2 * e, 2, w->radius[w->edge[2 * e]]);
+	float cell = cell_size(w);
+	if (!pbd_grid_build(w, &w->vertex_grid, vbox, np, cell) || !pbd_grid_build(w, &w->edge_grid, ebox, ne, cell))
+		return false;
+	w->stats.broad_phase_builds++;
+	visit_context ctx = {w, 0, false};
+	for (int t = 0; t < nt && !ctx.failed; ++t) {
+		ctx.query = (uint32_t)t;
+		pbd_grid_query(&w->vertex_grid, vbox, tbox[t], visit_vertex_for_triangle, &ctx);
+	}
+	for (int e = 0; e < ne && !ctx.failed; ++e) {
+		ctx.query = (uint32_t)e;
+		pbd_grid_query(&w->edge_grid, ebox, ebox[e], visit_edge_for_edge, &ctx);
+	}
+	for (int i = 0; i < np && !ctx.failed; ++i) {
+		if (body(w, w->owner[i])->kind != PBD_BODY_PARTICLES)
+			continue;
+		ctx.query = (uint32_t)i;
+		pbd_grid_query(&w->vertex_grid, vbox, vbox[i], visit_particle_for_particle, &ctx);
+	}
+	w->region_count = ctx.failed ? 0 : np;
+	return !ctx.failed;
+}
+
+void pbd_pairs_free(pbd_world *w)
+{
+	pbd_grid_free(w, &w->vertex_grid);
+	pbd_grid_free(w, &w->edge_grid);
+	pbd_free_array(w, w->boxes, (size_t)w->box_capacity, sizeof *w->boxes);
+	pbd_free_array(w, w->regions, (size_t)w->region_capacity, sizeof *w->regions);
+	pbd_free_array(w, w->vt, (size_t)w->vt_capacity, sizeof *w->vt);
+	pbd_free_array(w, w->ee, (size_t)w->ee_capacity, sizeof *w->ee);
+	pbd_free_array(w, w->pp, (size_t)w->pp_capacity, sizeof *w->pp);
+	pbd_free_array(w, w->tri, (size_t)w->tri_capacity * 3, sizeof *w->tri);
+	pbd_free_array(w, w->tri_owner, (size_t)w->tri_capacity, sizeof *w->tri_owner);
+	pbd_free_array(w, w->edge, (size_t)w->edge_capacity * 2, sizeof *w->edge);
+	pbd_free_array(w, w->edge_owner, (size_t)w->edge_capacity, sizeof *w->edge_owner);
+}

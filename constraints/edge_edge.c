@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+// Edge-edge contact: the closest points of two edges keep the thickness h between them, on
+// the side they started the substep on: C = (pa - pb).n0 - h >= 0 with n0 the direction from
+// b to a at the substep start (so edges that crossed are pushed back, not further through).
+#include "../engine/world.h"
+
+// The direction from edge b to edge a at the substep start (x): the side the pair keeps.
+static pbd_v3 start_normal(const pbd_world *w, const uint32_t *ea, const uint32_t *eb)
+{
+	pbd_d3 a0 = d3_of(v3_of4(w->x[ea[0]])), a1 = d3_of(v3_of4(w->x[ea[1]]));
+	pbd_d3 b0 = d3_of(v3_of4(w->x[eb[0]])), b1 = d3_of(v3_of4(w->x[eb[1]]));
+	double s, t;
+	pbd_segment_segment_distance2(a0, a1, b0, b1, &s, &t);
+	pbd_d3 d = d3_sub(d3_mad(a0, d3_sub(a1, a0), s), d3_mad(b0, d3_sub(b1, b0), t));
+	double l = sqrt(d3_len2(d));
+	if (l < 1e-12) {
+		// Touching at the start: the edges' common normal is the best guess of the side.
+		d = d3_cross(d3_sub(a1, a0), d3_sub(b1, b0));
+		l = sqrt(d3_len2(d));
+		if (l < 1e-18)
+			return v3(0, 1, 0);
+	}
+	return v3((float)(d.x / l), (float)(d.y / l), (float)(d.z / l));
+}
+
+int pbd_edge_edge_solve(pbd_world *w)
+{
+	int touching = 0;
+	for (int k = 0; k < w->ee_count; ++k) {
+		const pbd_ee_contact *c = &w->ee[k];
+		const uint32_t *ea = w->edge + 2 * c->a, *eb = w->edge + 2 * c->b;
+		pbd_v4 *v[4] = {&w->p[ea[0]], &w->p[ea[1]], &w->p[eb[0]], &w->p[eb[1]]};
+		pbd_d3 a0 = d3_of(v3_of4(*v[0])), a1 = d3_of(v3_of4(*v[1])), b0 = d3_of(v3_of4(*v[2])),
+		       b1 = d3_of(v3_of4(*v[3]));
+		// Boxes first: most pairs are apart by more than the thickness.
+		float h = c->thickness;
+		if (minf(v[0]->x, v[1]->x) - h > maxf(v[2]->x, v[3]->x) || minf(v[2]->x, v[3]->x) - h > maxf(v[0]->x, v[1]->x) ||
+		    minf(v[0]->y, v[1]->y) - h > maxf(v[2]->y, v[3]->y) || minf(v[2]->y, v[3]->y) - h > maxf(v[0]->y, v[1]->y) ||
+		    minf(v[0]->z, v[1]->z) - h > maxf(v[2]->z, v[3]->z) || minf(v[2]->z, v[3]->z) - h > maxf(v[0]->z, v[1]->z))
+			continue;
+		double s, t;
+		double dist2 = pbd_segment_segment_distance2(a0, a1, b0, b1, &s, &t);
+		pbd_d3 d = d3_sub(d3_mad(a0, d3_sub(a1, a0), s), d3_mad(b0, d3_sub(b1, b0), t));
+		double l = sqrt(dist2);
+		pbd_v3 n = start_normal(w, ea, eb);
+		// Signed along the start side; keep the current direction when it agrees with it.
+		double along = d3_dot(d, d3_of(n));
+		if (along > 0.0 && l > 1e-9)
+			n = v3((float)(d.x / l), (float)(d.y / l), (float)(d.z / l));
+		float sep = along > 0.0 ? (float)l : (float)along;
+		if (sep >= c->thickness)
+			continue;
+		float wgt[4] = {(float)(1.0 - s), (float)s, -(float)(1.0 - t), -(float)t};
+		float wsum = 0.0f;
+		for (int j = 0; j < 4; ++j)
+			wsum += v[j]->w * wgt[j] * wgt[j];
+		if (wsum <= 0.0f)
+			continue;
+		touching++;
+		float depth = c->thickness - sep;
+		float dl = depth / wsum;
+		for (int j = 0; j < 4; ++j)
+			v4_set3(v[j], v3_mad(v3_of4(*v[j]), n, v[j]->w * wgt[j] * dl));
+		// Friction on the relative motion of the two closest points.
+		pbd_v3 moved = v3(0, 0, 0);
+		const uint32_t ids[4] = {ea[0], ea[1], eb[0], eb[1]};
+		for (int j = 0; j < 4; ++j)
+			moved = v3_mad(moved, v3_sub(v3_of4(*v[j]), v3_of4(w->x[ids[j]])), wgt[j]);
+		pbd_v3 corr = pbd_friction_correction(moved, n, depth, c->static_friction, c->kinetic_friction);
+		float f = 1.0f / wsum;
+		for (int j = 0; j < 4; ++j)
+			v4_set3(v[j], v3_mad(v3_of4(*v[j]), corr, v[j]->w * wgt[j] * f));
+	}
+	return touching;
+}

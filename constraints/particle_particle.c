@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// Particle-particle contact (seed 004, eq. 33.2.3): C = |pi - pj| - (ri + rj) >= 0, shared by
+// inverse masses so momentum is kept, then friction on the relative tangential motion.
+#include "../engine/world.h"
+
+int pbd_particle_particle_solve(pbd_world *w)
+{
+	int touching = 0;
+	for (int k = 0; k < w->pp_count; ++k) {
+		const pbd_pp_contact *c = &w->pp[k];
+		pbd_v4 *a = &w->p[c->i], *b = &w->p[c->j];
+		float wsum = a->w + b->w;
+		if (wsum <= 0.0f)
+			continue;
+		pbd_v3 d = v3_sub(v3_of4(*a), v3_of4(*b));
+		float l2 = v3_len2(d);
+		if (l2 >= c->distance * c->distance)
+			continue;
+		float l = sqrtf(l2);
+		// Coincident centres: separate along the start offset, or straight up.
+		pbd_v3 n = l > 1e-9f ? v3_scale(d, 1.0f / l)
+				     : v3_normalize_or(v3_sub(v3_of4(w->x[c->i]), v3_of4(w->x[c->j])), v3(0, 1, 0));
+		touching++;
+		float depth = c->distance - l;
+		float dl = depth / wsum;
+		v4_set3(a, v3_mad(v3_of4(*a), n, a->w * dl));
+		v4_set3(b, v3_mad(v3_of4(*b), n, -b->w * dl));
+		pbd_v3 moved = v3_sub(v3_sub(v3_of4(*a), v3_of4(w->x[c->i])), v3_sub(v3_of4(*b), v3_of4(w->x[c->j])));
+		pbd_v3 corr = pbd_friction_correction(moved, n, depth, c->static_friction, c->kinetic_friction);
+		v4_set3(a, v3_mad(v3_of4(*a), corr, a->w / wsum));
+		v4_set3(b, v3_mad(v3_of4(*b), corr, -b->w / wsum));
+	}
+	return touching;
+}

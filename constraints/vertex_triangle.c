@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+// Vertex-triangle contact (seed 004, eq. 33.2.1): C = side (q - p1).n - h >= 0, kept on the
+// side the vertex started the substep on, only while q projects inside the triangle (its
+// edges are handled by edge-edge contacts). The correction is shared by inverse masses and
+// barycentric weights, then friction acts on the relative tangential motion.
+#include "../engine/world.h"
+
+// Barycentric slack: a vertex just past an edge still counts, so nothing slips between a
+// triangle and its neighbour.
+#define PBD_INSIDE_TOLERANCE 0.02f
+
+int pbd_vertex_triangle_solve(pbd_world *w)
+{
+	int touching = 0;
+	for (int k = 0; k < w->vt_count; ++k) {
+		const pbd_vt_contact *c = &w->vt[k];
+		const uint32_t *t = w->tri + 3 * c->tri;
+		pbd_v4 *q = &w->p[c->q], *p0 = &w->p[t[0]], *p1 = &w->p[t[1]], *p2 = &w->p[t[2]];
+		pbd_v3 a = v3_of4(*p0), e1 = v3_sub(v3_of4(*p1), a), e2 = v3_sub(v3_of4(*p2), a);
+		pbd_v3 n = v3_cross(e1, e2);
+		float nl = v3_len(n);
+		if (nl < 1e-12f)
+			continue;
+		n = v3_scale(n, 1.0f / nl);
+		pbd_v3 rel = v3_sub(v3_of4(*q), a);
+		float d = v3_dot(rel, n);
+		if (d >= c->thickness || d <= -c->thickness)
+			continue;
+		// Only now, near the plane: the side q started the substep on (x does not change
+		// during the substep, so every iteration agrees).
+		pbd_v3 xa = v3_of4(w->x[t[0]]);
+		pbd_v3 xn = v3_cross(v3_sub(v3_of4(w->x[t[1]]), xa), v3_sub(v3_of4(w->x[t[2]]), xa));
+		float side = v3_dot(v3_sub(v3_of4(w->x[c->q]), xa), xn) >= 0.0f ? 1.0f : -1.0f;
+		n = v3_scale(n, side);
+		d *= side;
+		if (d >= c->thickness)
+			continue;
+		// Barycentric coordinates of q's projection.
+		float d00 = v3_dot(e1, e1), d01 = v3_dot(e1, e2), d11 = v3_dot(e2, e2);
+		float d20 = v3_dot(rel, e1), d21 = v3_dot(rel, e2);
+		float denom = d00 * d11 - d01 * d01;
+		if (denom <= 0.0f)
+			continue;
+		float v = (d11 * d20 - d01 * d21) / denom, u = (d00 * d21 - d01 * d20) / denom;
+		float b[3] = {1.0f - v - u, v, u};
+		if (b[0] < -PBD_INSIDE_TOLERANCE || b[1] < -PBD_INSIDE_TOLERANCE || b[2] < -PBD_INSIDE_TOLERANCE)
+			continue;
+		for (int j = 0; j < 3; ++j)
+			b[j] = clampf(b[j], 0.0f, 1.0f);
+		float bs = b[0] + b[1] + b[2];
+		for (int j = 0; j < 3; ++j)
+			b[j] /= bs;
+		pbd_v4 *tv[3] = {p0, p1, p2};
+		float wsum = q->w + b[0] * b[0] * p0->w + b[1] * b[1] * p1->w + b[2] * b[2] * p2->w;
+		if (wsum <= 0.0f)
+			continue;
+		touching++;
+		float depth = c->thickness - d;
+		float dl = depth / wsum;
+		v4_set3(q, v3_mad(v3_of4(*q), n, q->w * dl));
+		for (int j = 0; j < 3; ++j)
+			v4_set3(tv[j], v3_mad(v3_of4(*tv[j]), n, -tv[j]->w * b[j] * dl));
+		// Friction on the motion of q relative to the triangle's point under it.
+		pbd_v3 moved = v3_sub(v3_of4(*q), v3_of4(w->x[c->q]));
+		for (int j = 0; j < 3; ++j)
+			moved = v3_mad(moved, v3_sub(v3_of4(*tv[j]), v3_of4(w->x[t[j]])), -b[j]);
+		pbd_v3 corr = pbd_friction_correction(moved, n, depth, c->static_friction, c->kinetic_friction);
+		float f = 1.0f / wsum;
+		v4_set3(q, v3_mad(v3_of4(*q), corr, q->w * f));
+		for (int j = 0; j < 3; ++j)
+			v4_set3(tv[j], v3_mad(v3_of4(*tv[j]), corr, -tv[j]->w * b[j] * f));
+	}
+	return touching;
+}

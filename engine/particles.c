@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+// Free particle groups: bodies of particles without triangles or constraints.
+#include <string.h>
+
+#include "world.h"
+
+static pbd_result check_def(pbd_world *w, const pbd_particles_def *d)
+{
+	if (d->internal_cookie != PBD_COOKIE)
+		return pbd_fail(w, PBD_ERR_BAD_DEF, "particles def was not made by pbd_particles_def_default()");
+	if (d->count < 1 || d->count > PBD_MAX_PARTICLES)
+		return pbd_fail(w, PBD_ERR_BAD_COUNT, "particle count must be 1..%d, got %d", PBD_MAX_PARTICLES, d->count);
+	if (!d->positions)
+		return pbd_fail(w, PBD_ERR_NULL_ARGUMENT, "particle positions are required");
+	const float scalars[] = {d->radius, d->mass, d->static_friction, d->kinetic_friction};
+	if (!pbd_finite_n(scalars, 4) || !pbd_finite_n(d->positions, 3 * d->count) ||
+	    (d->velocities && !pbd_finite_n(d->velocities, 3 * d->count)))
+		return pbd_fail(w, PBD_ERR_NOT_FINITE, "particle positions, velocities or sizes are NaN or infinite");
+	if (d->radius <= 0.0f || d->mass <= 0.0f)
+		return pbd_fail(w, PBD_ERR_NON_POSITIVE, "particle radius and mass must be > 0, got %g and %g",
+				(double)d->radius, (double)d->mass);
+	if (d->static_friction < 0.0f || d->kinetic_friction < 0.0f)
+		return pbd_fail(w, PBD_ERR_NEGATIVE, "particle friction must be >= 0");
+	if (w->particle_count + d->count > PBD_MAX_PARTICLES)
+		return pbd_fail(w, PBD_ERR_BAD_COUNT, "the world would hold more than %d particles", PBD_MAX_PARTICLES);
+	return PBD_OK;
+}
+
+pbd_result pbd_particles_create(pbd_world *world, const pbd_particles_def *def, pbd_particles_id *out_id)
+{
+	if (out_id)
+		*out_id = (pbd_particles_id){0, 0};
+	if (!world || !def || !out_id)
+		return pbd_fail(world, PBD_ERR_NULL_ARGUMENT, "pbd_particles_create needs a world, a def and an out id");
+	pbd_result r = check_def(world, def);
+	if (r != PBD_OK)
+		return r;
+	size_t n3 = (size_t)def->count * 3;
+	pbd_cloth body;
+	memset(&body, 0, sizeof body);
+	body.kind = PBD_BODY_PARTICLES;
+	body.count = def->count;
+	body.particle_radius = def->radius;
+	body.material = pbd_cloth_material_default();
+	body.material.static_friction = def->static_friction;
+	body.material.kinetic_friction = def->kinetic_friction;
+	body.material.damping = 0.0f;  // free particles: only air slows them
+	body.out_positions = pbd_alloc_array(world, n3, sizeof(float));
+	body.out_normals = pbd_alloc_array(world, n3, sizeof(float));
+	body.out_velocities = pbd_alloc_array(world, n3, sizeof(float));
+	int slot = body.out_positions && body.out_normals && body.out_velocities ? pbd_body_slot(world) : -1;
+	if (slot < 0 || !pbd_reserve_particles(world, def->count)) {
+		body.live = true;
+		pbd_cloth_release_all(world, &body);
+		return pbd_fail(world, PBD_ERR_OUT_OF_MEMORY, "out of memory for %d particles", def->count);
+	}
+	int first = world->particle_count;
+	float w = 1.0f / def->mass;
+	for (int i = 0; i < def->count; ++i) {
+		int k = first + i;
+		pbd_v3 pos = v3_load(def->positions + 3 * i);
+		world->x[k] = world->p[k] = v4_from3(pos, w);
+		world->v[k] = def->velocities ? v3_load(def->velocities + 3 * i) : v3(0, 0, 0);
+		world->force[k] = v3(0, 0, 0);
+		world->inv_mass_free[k] = w;
+		world->pinned[k] = 0;
+		world->pin_from[k] = world->pin_to[k] = pos;
+		world->owner[k] = (uint32_t)slot;
+		world->radius[k] = def->radius;
+		world->rest[k] = pos;
+	}
+	world->particle_count += def->count;
+	body.first = first;
+	body.generation = world->cloths[slot].generation + 1;
+	body.live = true;
+	world->cloths[slot] = body;
+	world->topology_dirty = true;
+	pbd_cloth_refresh_outputs(world, &world->cloths[slot]);
+	*out_id = (pbd_particles_id){(uint32_t)slot + 1, body.generation};
+	return PBD_OK;
+}
+
+static pbd_cloth *get_group(const pbd_world *world, pbd_particles_id id, pbd_result *why)
+{
+	pbd_result r = PBD_OK;
+	pbd_cloth *c = NULL;
+	if (!world)
+		r = PBD_ERR_NULL_ARGUMENT;
+	else if (id.index1 == 0 || id.index1 > (uint32_t)world->cloth_capacity)
+		r = PBD_ERR_UNKNOWN_ID;
+	else {
+		c = &world->cloths[id.index1 - 1];
+		if (id.generation == 0 || id.generation > c->generation)
+			r = PBD_ERR_UNKNOWN_ID;
+		else if (!c->live || c->generation != id.generation)
+			r = PBD_ERR_STALE_ID;
+		else if (c->kind != PBD_BODY_PARTICLES)
+			r = PBD_ERR_UNKNOWN_ID;
+		if (r != PBD_OK)
+			c = NULL;
+	}
+	if (!c && world)
+		pbd_fail((pbd_world *)world, r, "particles id {%u, %u} is %s", id.index1, id.generation,
+			 r == PBD_ERR_STALE_ID ? "stale (the group was destroyed)" : "not a particle group of this world");
+	if (why)
+		*why = r;
+	return c;
+}
+
+pbd_result pbd_particles_destroy(pbd_world *world, pbd_particles_id id)
+{
+	pbd_result r;
+	pbd_cloth *c = get_group(world, id, &r);
+	if (!c)
+		return r;
+	pbd_body_remove(world, c);
+	return PBD_OK;
+}
+
+const float *pbd_particles_positions(const pbd_world *world, pbd_particles_id id, int *count)
+{
+	pbd_cloth *c = get_group(world, id, NULL);
+	if (count)
+		*count = c ? c->count : 0;
+	return c ? c->out_positions : NULL;
+}
+
+const float *pbd_particles_velocities(const pbd_world *world, pbd_particles_id id, int *count)
+{
+	pbd_cloth *c = get_group(world, id, NULL);
+	if (count)
+		*count = c ? c->count : 0;
+	return c ? c->out_velocities : NULL;
+}
+
+float pbd_particles_radius(const pbd_world *world, pbd_particles_id id)
+{
+	pbd_cloth *c = get_group(world, id, NULL);
+	return c ? c->particle_radius : 0.0f;
+}
+
+pbd_result pbd_particles_set(pbd_world *world, pbd_particles_id id, int index, const float position[3],
+			     const float velocity[3])
+{
+	pbd_result r;
+	pbd_cloth *c = get_group(world, id, &r);
+	if (!c)
+		return r;
+	if (index < 0 || index >= c->count)
+		return pbd_fail(world, PBD_ERR_INDEX_OUT_OF_RANGE, "particle %d of a group of %d", index, c->count);
+	if (!position || !velocity)
+		return pbd_fail(world, PBD_ERR_NULL_ARGUMENT, "position and velocity are required");
+	if (!pbd_finite_n(position, 3) || !pbd_finite_n(velocity, 3))
+		return pbd_fail(world, PBD_ERR_NOT_FINITE, "particle position or velocity is NaN or infinite");
+	int k = c->first + index;
+	// A teleport: the particle did not travel, so no sweep may see a path from the old place.
+	v4_set3(&world->x[k], v3_load(position));
+	world->p[k] = world->x[k];
+	world->v[k] = v3_load(velocity);
+	pbd_cloth_refresh_outputs(world, c);
+	return PBD_OK;
+}
+
+pbd_result pbd_particles_set_friction(pbd_world *world, pbd_particles_id id, float static_friction,
+				      float kinetic_friction)
+{
+	pbd_result r;
+	pbd_cloth *c = get_group(world, id, &r);
+	if (!c)
+		return r;
+	if (!isfinite(static_friction) || !isfinite(kinetic_friction))
+		return pbd_fail(world, PBD_ERR_NOT_FINITE, "particle friction is NaN or infinite");
+	if (static_friction < 0.0f || kinetic_friction < 0.0f)
+		return pbd_fail(world, PBD_ERR_NEGATIVE, "particle friction must be >= 0");
+	c->material.static_friction = static_friction;
+	c->material.kinetic_friction = kinetic_friction;
+	return PBD_OK;
+}
