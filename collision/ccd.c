@@ -10,6 +10,8 @@
 // above min_distance has closed to a tenth of what it was, so grazing approaches are reported
 // too (false positives that cost only motion); the reported time is one at which the pair is
 // still apart.
+#include <string.h>
+
 #include "../engine/world.h"
 
 #define ACCD_SHRINK 0.9
@@ -119,12 +121,29 @@ static pbd_d3 at(const pbd_v4 *a) { return d3(a->x, a->y, a->z); }
 
 // Pulls a particle's motion back to the fraction t of x -> p (kinematic particles keep their
 // path: they cannot be stopped, the dynamic side of the pair stops instead).
-static void limit_motion(pbd_world *w, uint32_t i, double t)
+// Returns whether the particle's motion changed (it records the round in its stamp).
+static bool limit_motion(pbd_world *w, uint32_t i, double t, uint32_t round)
 {
 	if (w->p[i].w == 0.0f)
-		return;
+		return false;
 	pbd_v3 x = v3_of4(w->x[i]), p = v3_of4(w->p[i]);
-	v4_set3(&w->p[i], t <= 0.0 ? x : v3_lerp(x, p, (float)t));
+	pbd_v3 q = t <= 0.0 ? x : v3_lerp(x, p, (float)t);
+	if (q.x == p.x && q.y == p.y && q.z == p.z)
+		return false;
+	v4_set3(&w->p[i], q);
+	w->ccd_stamp[i] = round;
+	return true;
+}
+
+// A pair needs a (re)test in round r when r is 0 or one of its particles changed in round r-1.
+static bool needs_test(const pbd_world *w, const uint32_t *ids, int n, uint32_t round)
+{
+	if (round == 1)
+		return true;
+	for (int j = 0; j < n; ++j)
+		if (w->ccd_stamp[ids[j]] == round - 1)
+			return true;
+	return false;
 }
 
 static bool moved(const pbd_world *w, uint32_t i)
@@ -163,13 +182,16 @@ static double safe_fraction(double toi)
 	return toi > 0.0 ? toi * 0.98 : 0.0;
 }
 
-static int guard_round(pbd_world *w, bool final_round, int64_t *tested)
+// Rounds are numbered from 1 (stamps start at 0 = never changed).
+static int guard_round(pbd_world *w, uint32_t round, bool final_round, int64_t *tested)
 {
 	int hits = 0;
 	for (int k = 0; k < w->vt_count; ++k) {
 		const pbd_vt_contact *c = &w->vt[k];
 		const uint32_t *t = w->tri + 3 * c->tri;
 		uint32_t ids[4] = {c->q, t[0], t[1], t[2]};
+		if (!needs_test(w, ids, 4, round))
+			continue;
 		if (!moved(w, ids[0]) && !moved(w, ids[1]) && !moved(w, ids[2]) && !moved(w, ids[3]))
 			continue;
 		if (swept_apart(w, ids, 1, 0.1f * c->thickness))
@@ -185,15 +207,18 @@ static int guard_round(pbd_world *w, bool final_round, int64_t *tested)
 		// kept so that float rounding cannot close the rest.
 		if (pbd_ccd_vertex_triangle(x0, x1, 0.1 * c->thickness, &toi)) {
 			double f = final_round ? 0.0 : safe_fraction(toi);
+			bool changed = false;
 			for (int j = 0; j < 4; ++j)
-				limit_motion(w, ids[j], f);
-			hits++;
+				changed |= limit_motion(w, ids[j], f, round);
+			hits += changed;
 		}
 	}
 	for (int k = 0; k < w->ee_count; ++k) {
 		const pbd_ee_contact *c = &w->ee[k];
 		const uint32_t *ea = w->edge + 2 * c->a, *eb = w->edge + 2 * c->b;
 		uint32_t ids[4] = {ea[0], ea[1], eb[0], eb[1]};
+		if (!needs_test(w, ids, 4, round))
+			continue;
 		if (!moved(w, ids[0]) && !moved(w, ids[1]) && !moved(w, ids[2]) && !moved(w, ids[3]))
 			continue;
 		if (swept_apart(w, ids, 2, 0.1f * c->thickness))
@@ -207,13 +232,17 @@ static int guard_round(pbd_world *w, bool final_round, int64_t *tested)
 		double toi;
 		if (pbd_ccd_edge_edge(x0, x1, 0.1 * c->thickness, &toi)) {
 			double f = final_round ? 0.0 : safe_fraction(toi);
+			bool changed = false;
 			for (int j = 0; j < 4; ++j)
-				limit_motion(w, ids[j], f);
-			hits++;
+				changed |= limit_motion(w, ids[j], f, round);
+			hits += changed;
 		}
 	}
 	for (int k = 0; k < w->pp_count; ++k) {
 		const pbd_pp_contact *c = &w->pp[k];
+		uint32_t ids[2] = {c->i, c->j};
+		if (!needs_test(w, ids, 2, round))
+			continue;
 		if (!moved(w, c->i) && !moved(w, c->j))
 			continue;
 		(*tested)++;
@@ -223,9 +252,9 @@ static int guard_round(pbd_world *w, bool final_round, int64_t *tested)
 		if (pbd_ccd_sphere_sphere(at(&w->x[c->i]), at(&w->p[c->i]), at(&w->x[c->j]), at(&w->p[c->j]),
 					  0.5 * c->distance, &toi)) {
 			double f = final_round ? 0.0 : safe_fraction(toi);
-			limit_motion(w, c->i, f);
-			limit_motion(w, c->j, f);
-			hits++;
+			bool changed = limit_motion(w, c->i, f, round);
+			changed |= limit_motion(w, c->j, f, round);
+			hits += changed;
 		}
 	}
 	return hits;
@@ -233,14 +262,23 @@ static int guard_round(pbd_world *w, bool final_round, int64_t *tested)
 
 int pbd_ccd_guard(pbd_world *w, int64_t *tested)
 {
-	// Each round can only shorten motions; a few rounds settle what one limit disturbs. Pairs
-	// that still report after that have their particles put back at x, the state the previous
-	// substep left free of intersections, until no pair reports (a pair whose moving side is
-	// kinematic cannot be stopped, hence the cap).
-	enum { LIMIT_ROUNDS = 4, FREEZE_ROUNDS = 64 };
+	// Each round can only shorten motions, and only pairs touching a particle that the last
+	// round changed are tested again. After a few rounds, pairs that still report have their
+	// particles put back at x, the state the previous substep left free of intersections,
+	// until no pair changes (a pair whose moving side is kinematic cannot be stopped; it
+	// reports but changes nothing, which ends the loop).
+	enum { LIMIT_ROUNDS = 4, MAX_ROUNDS = 64 };
+	if (w->particle_count > w->ccd_stamp_capacity) {
+		int cap = maxi(w->particle_count, 2 * w->ccd_stamp_capacity);
+		if (!pbd_grow_array(w, (void **)&w->ccd_stamp, (size_t)w->ccd_stamp_capacity, (size_t)cap,
+				    sizeof *w->ccd_stamp))
+			return 0;
+		w->ccd_stamp_capacity = cap;
+	}
+	memset(w->ccd_stamp, 0, (size_t)w->particle_count * sizeof *w->ccd_stamp);
 	int caught = 0;
-	for (int round = 0; round < LIMIT_ROUNDS + FREEZE_ROUNDS; ++round) {
-		int hits = guard_round(w, round >= LIMIT_ROUNDS, tested);
+	for (uint32_t round = 1; round <= MAX_ROUNDS; ++round) {
+		int hits = guard_round(w, round, round > LIMIT_ROUNDS, tested);
 		caught += hits;
 		if (hits == 0)
 			break;

@@ -132,10 +132,12 @@ static void project(pbd_world *w, float inv_h2)
 		if (!c->live)
 			continue;
 		pbd_v4 *p = w->p + c->first;
-		pbd_distance_solve(p, &c->distance, inv_h2);
-		pbd_bending_solve(p, &c->bending, c->material.bend_compliance, inv_h2);
+		// Tethers first: when moving pins force the cloth to stretch (a twist), the stretch
+		// constraints get the last word and the strain spreads instead of piling up at a pin.
 		float weight = c->areal_density * v3_len(v3_load(w->settings.gravity));
 		pbd_tethers_solve(p, &c->tethers, c->material.tether_slack, c->material.stretch_compliance * weight);
+		pbd_distance_solve(p, &c->distance, inv_h2);
+		pbd_bending_solve(p, &c->bending, c->material.bend_compliance, inv_h2);
 	}
 }
 

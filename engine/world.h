@@ -166,7 +166,8 @@ struct pbd_world {
 	int ee_count, ee_capacity;
 	pbd_pp_contact *pp;
 	int pp_count, pp_capacity;
-	pbd_v3 *ccd_start;         // scratch for the guard
+	uint32_t *ccd_stamp;       // guard scratch: the round in which a particle's motion changed
+	int ccd_stamp_capacity;
 
 	pbd_world_stats stats;
 	size_t bytes_live;

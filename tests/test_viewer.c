@@ -44,9 +44,17 @@ static unsigned char *load_png(const char *path, int *w, int *h)
 	return stbi_load(path, w, h, &channels, 3);
 }
 
+// The first cloth: red in front, pale green behind (no overlay colour looks like either).
 static bool is_cloth_red(const unsigned char *px)
 {
-	return px[0] > px[1] + 50 && px[0] > px[2] + 50;
+	bool front = px[0] > px[1] + 50 && px[0] > px[2] + 50;
+	bool back = px[1] > px[0] + 4 && px[1] > px[2] + 40;
+	return front || back;
+}
+
+static bool is_particle_blue(const unsigned char *px)
+{
+	return px[2] > px[0] + 60 && px[2] > px[1] + 20;
 }
 
 // The scene run headless for `frames` fixed steps, then its cloth projected with the viewer's
@@ -67,9 +75,10 @@ static int expected_box(const char *name, int frames, float box[4])
 	camera_view_proj(&cam, kWidth, kHeight, vp);
 	box[0] = box[1] = INFINITY;
 	box[2] = box[3] = -INFINITY;
-	for (int c = 0; c < st.cloth_count; ++c) {
+	for (int c = 0; c < st.cloth_count + st.particle_group_count; ++c) {
 		int n = 0;
-		const float *x = pbd_cloth_positions(w, st.cloths[c], &n);
+		const float *x = c < st.cloth_count ? pbd_cloth_positions(w, st.cloths[c], &n)
+						    : pbd_particles_positions(w, st.particles[c - st.cloth_count], &n);
 		for (int i = 0; i < n; ++i) {
 			vec4 p = {x[3 * i], x[3 * i + 1], x[3 * i + 2], 1.0f}, q;
 			glm_mat4_mulv(vp, p, q);
@@ -84,8 +93,8 @@ static int expected_box(const char *name, int frames, float box[4])
 	return 0;
 }
 
-// Each scene's screenshot shows the cloth: plenty of cloth-coloured pixels, nearly all of
-// them inside the box where the simulation puts the cloth.
+// Each scene's screenshot shows the cloth (or the particles): plenty of cloth-coloured (or
+// particle-coloured) pixels, nearly all of them inside the box where the simulation puts it.
 static int screenshot_each_scene(void)
 {
 	for (int s = 0; s < demo_scene_count(); ++s) {
@@ -101,9 +110,11 @@ static int screenshot_each_scene(void)
 		if (expected_box(name, 60, box))
 			return 1;
 		long inside = 0, outside = 0;
+		bool particles = demo_scene_at(s)->create && strcmp(name, "pile") == 0;
 		for (int y = 0; y < h; ++y)
 			for (int x = 0; x < w; ++x) {
-				if (!is_cloth_red(img + 3 * (y * w + x)))
+				const unsigned char *px = img + 3 * (y * w + x);
+				if (particles ? !is_particle_blue(px) : !is_cloth_red(px))
 					continue;
 				bool in = x >= box[0] - 3 && x <= box[2] + 3 && y >= box[1] - 3 && y <= box[3] + 3;
 				inside += in;

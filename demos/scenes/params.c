@@ -65,6 +65,25 @@ static pbd_result set_friction(pbd_world *w, demo_scene_state *s, float v, int k
 	return r;
 }
 
+static float get_self_collision(const pbd_world *w, const demo_scene_state *s)
+{
+	return (float)first_material(w, s).self_collision;
+}
+static pbd_result set_self_collision(pbd_world *w, demo_scene_state *s, float v)
+{
+	for (int i = 0; i < s->cloth_count; ++i) {
+		pbd_cloth_material m;
+		pbd_result r = pbd_cloth_get_material(w, s->cloths[i], &m);
+		if (r != PBD_OK)
+			return r;
+		m.self_collision = v >= 0.5f;
+		r = pbd_cloth_set_material(w, s->cloths[i], &m);
+		if (r != PBD_OK)
+			return r;
+	}
+	return PBD_OK;
+}
+
 static float get_static_friction(const pbd_world *w, const demo_scene_state *s)
 {
 	return first_material(w, s).static_friction;
@@ -143,6 +162,8 @@ static const demo_param params[] = {
 	{"thickness", "thickness", "m", 0, DEMO_STEP_ADD, 0.001f, 0.0f, 0.1f, 0, get_thickness, set_thickness},
 	{"tether_slack", "tether slack", "", 0, DEMO_STEP_ADD, 0.01f, -1.0f, 1.0f, 0, get_tether_slack,
 	 set_tether_slack},
+	{"self_collision", "self collision", "", 0, DEMO_STEP_ADD, 1.0f, 0.0f, 1.0f, 1, get_self_collision,
+	 set_self_collision},
 };
 
 int demo_param_count(void) { return (int)(sizeof params / sizeof params[0]); }

@@ -89,6 +89,151 @@ static pbd_result create_incline(pbd_world *w, const demo_scene_options *o, demo
 	return add_cloth(w, s, &d);
 }
 
+static pbd_result add_sphere(pbd_world *w, demo_scene_state *s, float x, float y, float z, float radius)
+{
+	pbd_collider_def d = pbd_collider_def_default();
+	d.type = PBD_SHAPE_SPHERE;
+	d.radius = radius;
+	d.position[0] = x;
+	d.position[1] = y;
+	d.position[2] = z;
+	pbd_result r = pbd_collider_create(w, &d, &s->colliders[s->collider_count]);
+	if (r == PBD_OK)
+		s->collider_count++;
+	return r;
+}
+
+// A cloth falls over a sphere and settles on it and the floor around it.
+static pbd_result create_drape(pbd_world *w, const demo_scene_options *o, demo_scene_state *s)
+{
+	pbd_result r = add_floor(w, s);
+	if (r == PBD_OK)
+		r = add_sphere(w, s, 0.0f, 0.45f, 0.0f, 0.35f);
+	if (r != PBD_OK)
+		return r;
+	pbd_cloth_def d = pbd_cloth_def_default();
+	d.grid.res_x = d.grid.res_y = resolution(o, 32);
+	d.grid.width = d.grid.height = 1.4f;
+	d.position[1] = 1.0f;
+	d.position[0] = 0.05f;  // a little off centre, so it does not fold symmetrically
+	return add_cloth(w, s, &d);
+}
+
+// A long strip dropped edge-first from above the floor piles up in folds.
+static pbd_result create_fold(pbd_world *w, const demo_scene_options *o, demo_scene_state *s)
+{
+	pbd_result r = add_floor(w, s);
+	if (r != PBD_OK)
+		return r;
+	int res = resolution(o, 32);
+	pbd_cloth_def d = pbd_cloth_def_default();
+	d.grid.res_x = res / 2 > 2 ? res / 2 : 2;
+	d.grid.res_y = res * 2;
+	d.grid.width = 0.6f;
+	d.grid.height = 2.4f;
+	// Hanging vertically (v down), leaning a little so that it falls over itself.
+	float q1[4], q2[4];
+	axis_angle(q1, 1, 0, 0, 90.0f);
+	axis_angle(q2, 0, 0, 1, 8.0f);
+	// q = q2 * q1
+	d.rotation[0] = q2[3] * q1[0] + q2[0] * q1[3] + q2[1] * q1[2] - q2[2] * q1[1];
+	d.rotation[1] = q2[3] * q1[1] - q2[0] * q1[2] + q2[1] * q1[3] + q2[2] * q1[0];
+	d.rotation[2] = q2[3] * q1[2] + q2[0] * q1[1] - q2[1] * q1[0] + q2[2] * q1[3];
+	d.rotation[3] = q2[3] * q1[3] - q2[0] * q1[0] - q2[1] * q1[1] - q2[2] * q1[2];
+	d.position[1] = 1.35f;
+	return add_cloth(w, s, &d);
+}
+
+// Wringing: a cloth held by two opposite edges. Over four seconds both held edges gather to a
+// fifth of their width (like hands closing on a towel), come 20 cm closer, and the edge at
+// u = 1 turns two full turns about the long axis; then everything holds. Without the
+// gathering no cloth could follow: two turns of a 1 m wide edge need fibres six times longer.
+static pbd_result create_twist(pbd_world *w, const demo_scene_options *o, demo_scene_state *s)
+{
+	pbd_result r = add_floor(w, s);
+	if (r != PBD_OK)
+		return r;
+	int res = resolution(o, 32);
+	pbd_cloth_def d = pbd_cloth_def_default();
+	d.grid.res_x = d.grid.res_y = res;
+	d.grid.pins = PBD_PIN_EDGE_U0 | PBD_PIN_EDGE_U1;
+	// The held edges move relative to each other: tethers, which assume pins keep their
+	// distances, would fight that.
+	d.material.tether_slack = -1.0f;
+	d.position[1] = 1.0f;
+	s->values[0] = (float)res;
+	return add_cloth(w, s, &d);
+}
+
+static void update_twist(pbd_world *w, demo_scene_state *s, float dt)
+{
+	int res = (int)s->values[0];
+	float t = (float)s->time + dt;  // where the edges must be at the end of this step
+	float f = t < 4.0f ? t / 4.0f : 1.0f;
+	float angle = f * 2.0f * 2.0f * kPi, c = cosf(angle), sn = sinf(angle);
+	float width = 1.0f - 0.8f * f, half_gap = 0.5f - 0.1f * f;
+	for (int j = 0; j < res; ++j) {
+		float v = ((float)j / (float)(res - 1) - 0.5f) * width;
+		float still[3] = {-half_gap, 1.0f, v};
+		float turned[3] = {half_gap, 1.0f - sn * v, c * v};
+		pbd_cloth_pin_vertex(w, s->cloths[0], j * res, still);
+		pbd_cloth_pin_vertex(w, s->cloths[0], j * res + res - 1, turned);
+	}
+}
+
+// Deterministic jitter for particle placement (no global state: the seed is local).
+static float jitter(uint32_t *seed)
+{
+	*seed = *seed * 1664525u + 1013904223u;
+	return (float)(*seed >> 8) / 16777216.0f - 0.5f;
+}
+
+// 540 balls poured in a narrow column onto the floor: they spread into a heap whose slope
+// is set by their friction.
+static pbd_result create_pile(pbd_world *w, const demo_scene_options *o, demo_scene_state *s)
+{
+	(void)o;
+	pbd_result r = add_floor(w, s);
+	if (r != PBD_OK)
+		return r;
+	enum { SIDE = 6, LAYERS = 15, COUNT = SIDE * SIDE * LAYERS };
+	static float positions[COUNT * 3];
+	pbd_particles_def d = pbd_particles_def_default();
+	d.radius = 0.025f;
+	d.mass = 0.02f;
+	float spacing = 2.2f * d.radius;
+	uint32_t seed = 12345u;
+	for (int k = 0; k < COUNT; ++k) {
+		int i = k % SIDE, j = (k / SIDE) % SIDE, l = k / (SIDE * SIDE);
+		positions[3 * k] = ((float)i - 0.5f * (SIDE - 1)) * spacing + 0.1f * d.radius * jitter(&seed);
+		positions[3 * k + 1] = 0.1f + (float)l * spacing;
+		positions[3 * k + 2] = ((float)j - 0.5f * (SIDE - 1)) * spacing + 0.1f * d.radius * jitter(&seed);
+	}
+	d.count = COUNT;
+	d.positions = positions;
+	r = pbd_particles_create(w, &d, &s->particles[0]);
+	if (r == PBD_OK)
+		s->particle_group_count = 1;
+	return r;
+}
+
+// Three cloths dropped onto each other and the floor, each turned against the one below.
+static pbd_result create_stack(pbd_world *w, const demo_scene_options *o, demo_scene_state *s)
+{
+	pbd_result r = add_floor(w, s);
+	for (int k = 0; k < 3 && r == PBD_OK; ++k) {
+		pbd_cloth_def d = pbd_cloth_def_default();
+		d.grid.res_x = d.grid.res_y = resolution(o, 24);
+		d.grid.width = d.grid.height = 0.8f;
+		axis_angle(d.rotation, 0, 1, 0, 25.0f * (float)k);
+		d.position[0] = 0.06f * (float)k;
+		d.position[1] = 0.15f + 0.25f * (float)k;
+		d.position[2] = -0.04f * (float)k;
+		r = add_cloth(w, s, &d);
+	}
+	return r;
+}
+
 static const demo_scene scenes[] = {
 	{"hang", "a square cloth pinned at its two top corners", 32, {0.0f, 1.35f, 0.0f}, 2.9f, 25.0f, 12.0f,
 	 create_hang, NULL},
@@ -96,6 +241,16 @@ static const demo_scene scenes[] = {
 	 create_drop, NULL},
 	{"incline", "a cloth on a 20 degree slope: static friction holds it", 24, {0.0f, 0.05f, 0.0f}, 1.5f, 20.0f,
 	 28.0f, create_incline, NULL},
+	{"drape", "a cloth falls over a sphere onto the floor", 32, {0.0f, 0.45f, 0.0f}, 2.6f, 30.0f, 28.0f,
+	 create_drape, NULL},
+	{"fold", "a long strip dropped edge-first piles up in folds", 32, {0.0f, 0.4f, 0.0f}, 3.0f, 30.0f, 25.0f,
+	 create_fold, NULL},
+	{"twist", "wringing: held edges gather, one turns two full turns", 32, {0.0f, 1.0f, 0.0f}, 2.4f, 35.0f, 20.0f,
+	 create_twist, update_twist},
+	{"pile", "540 balls poured onto the floor form a heap", 0, {0.0f, 0.2f, 0.0f}, 1.6f, 30.0f, 25.0f,
+	 create_pile, NULL},
+	{"stack", "three cloths dropped onto each other and the floor", 24, {0.0f, 0.2f, 0.0f}, 2.2f, 30.0f, 32.0f,
+	 create_stack, NULL},
 };
 
 int demo_scene_count(void) { return (int)(sizeof scenes / sizeof scenes[0]); }
@@ -148,6 +303,13 @@ pbd_result demo_scene_step(const demo_scene *scene, pbd_world *world, demo_scene
 int demo_write_obj(FILE *out, const pbd_world *world, const demo_scene_state *state)
 {
 	int base = 1;
+	for (int g = 0; g < state->particle_group_count; ++g) {
+		int n = 0;
+		const float *x = pbd_particles_positions(world, state->particles[g], &n);
+		float r = pbd_particles_radius(world, state->particles[g]);
+		for (int i = 0; x && i < n; ++i)
+			fprintf(out, "# particle %.9g %.9g %.9g %.9g\n", x[3 * i], x[3 * i + 1], x[3 * i + 2], r);
+	}
 	for (int c = 0; c < state->collider_count; ++c) {
 		pbd_collider_def d;
 		if (pbd_collider_get_def(world, state->colliders[c], &d) == PBD_OK && d.type == PBD_SHAPE_SPHERE)

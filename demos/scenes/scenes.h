@@ -20,6 +20,8 @@ typedef struct demo_scene_state {
 	int cloth_count;
 	pbd_collider_id colliders[DEMO_MAX_COLLIDERS];
 	int collider_count;
+	pbd_particles_id particles[DEMO_MAX_CLOTHS];
+	int particle_group_count;
 	float wind_direction[3];  ///< unit direction the "wind" parameter blows along
 	double time;              ///< seconds since the scene started
 	float values[8];          ///< scene-specific values (e.g. the incline angle)
@@ -52,8 +54,8 @@ pbd_result demo_scene_load(const demo_scene *scene, const demo_scene_options *op
 pbd_result demo_scene_step(const demo_scene *scene, pbd_world *world, demo_scene_state *state, float dt);
 
 /// Writes the scene's cloths as Wavefront OBJ: one `o clothN` per cloth, `v` lines and
-/// 1-based `f` lines in the cloth's own order, and `# sphere cx cy cz r` per sphere
-/// collider. Returns 0 on success, -1 on a write error.
+/// 1-based `f` lines in the cloth's own order, `# sphere cx cy cz r` per sphere collider and
+/// `# particle x y z r` per free particle. Returns 0 on success, -1 on a write error.
 int demo_write_obj(FILE *out, const pbd_world *world, const demo_scene_state *state);
 
 // -------------------------------------------------------------------------------------------

@@ -31,6 +31,9 @@ struct renderer {
 	GLuint cloth_program, solid_program, grid_program, overlay_program;
 	mesh sphere, cylinder, box;
 	GLuint grid_vao, grid_vbo;
+	GLuint instance_vbo;       // free particles: xyz + radius per sphere
+	int instance_capacity;
+	float *instances;
 	GLuint overlay_vao, overlay_vbo;
 	overlay_vertex *overlay;
 	int overlay_count;
@@ -149,6 +152,7 @@ renderer *renderer_create(const char *shader_dir, char *error, size_t cap)
 	glBufferData(GL_ARRAY_BUFFER, sizeof corners, corners, GL_STATIC_DRAW);
 	glEnableVertexAttribArray(0);
 	glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, (void *)0);
+	glGenBuffers(1, &r->instance_vbo);
 	glGenVertexArrays(1, &r->overlay_vao);
 	glGenBuffers(1, &r->overlay_vbo);
 	glBindVertexArray(r->overlay_vao);
@@ -194,6 +198,9 @@ void renderer_destroy(renderer *r)
 	glDeleteProgram(r->solid_program);
 	glDeleteProgram(r->grid_program);
 	glDeleteProgram(r->overlay_program);
+	if (r->instance_vbo)
+		glDeleteBuffers(1, &r->instance_vbo);
+	free(r->instances);
 	free(r->overlay);
 	free(r);
 }
@@ -308,6 +315,51 @@ static void draw_colliders(renderer *r, const pbd_world *world, const demo_scene
 	}
 }
 
+// Free particles: one instanced draw of the unit sphere per frame, positions streamed.
+static void draw_particles(renderer *r, const pbd_world *world, const demo_scene_state *state, const mat4 vp,
+			   const camera *cam)
+{
+	static const float color[3] = {0.25f, 0.55f, 0.95f};
+	int total = 0;
+	for (int g = 0; g < state->particle_group_count; ++g) {
+		int n = 0;
+		pbd_particles_positions(world, state->particles[g], &n);
+		total += n;
+	}
+	if (total == 0)
+		return;
+	if (total > r->instance_capacity) {
+		float *grown = realloc(r->instances, sizeof(float) * 4 * (size_t)total);
+		if (!grown)
+			return;
+		r->instances = grown;
+		r->instance_capacity = total;
+	}
+	int k = 0;
+	for (int g = 0; g < state->particle_group_count; ++g) {
+		int n = 0;
+		const float *x = pbd_particles_positions(world, state->particles[g], &n);
+		float radius = pbd_particles_radius(world, state->particles[g]);
+		for (int i = 0; x && i < n; ++i, ++k) {
+			memcpy(r->instances + 4 * k, x + 3 * i, sizeof(float) * 3);
+			r->instances[4 * k + 3] = radius;
+		}
+	}
+	set_common(r->solid_program, vp, cam);
+	glUniform1f(glGetUniformLocation(r->solid_program, "u_instanced"), 1.0f);
+	glUniform3fv(glGetUniformLocation(r->solid_program, "u_color"), 1, color);
+	glBindVertexArray(r->sphere.vao);
+	glBindBuffer(GL_ARRAY_BUFFER, r->instance_vbo);
+	glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(sizeof(float) * 4 * (size_t)k), r->instances, GL_STREAM_DRAW);
+	glEnableVertexAttribArray(2);
+	glVertexAttribPointer(2, 4, GL_FLOAT, GL_FALSE, 4 * sizeof(float), (void *)0);
+	glVertexAttribDivisor(2, 1);
+	glDrawElementsInstanced(GL_TRIANGLES, r->sphere.index_count, GL_UNSIGNED_INT, (void *)0, k);
+	glVertexAttribDivisor(2, 0);
+	glDisableVertexAttribArray(2);
+	glUniform1f(glGetUniformLocation(r->solid_program, "u_instanced"), 0.0f);
+}
+
 static void draw_planes(renderer *r, const pbd_world *world, const demo_scene_state *state, const mat4 vp,
 			const camera *cam)
 {
@@ -344,9 +396,10 @@ void renderer_draw_scene(renderer *r, const pbd_world *world, const demo_scene_s
 	mat4 vp;
 	camera_view_proj(cam, width, height, vp);
 	draw_colliders(r, world, state, vp, cam);
+	draw_particles(r, world, state, vp, cam);
 
 	static const float palette[][2][3] = {
-		{{0.80f, 0.22f, 0.18f}, {0.93f, 0.80f, 0.45f}},
+		{{0.80f, 0.22f, 0.18f}, {0.80f, 0.90f, 0.55f}},
 		{{0.20f, 0.45f, 0.78f}, {0.85f, 0.85f, 0.88f}},
 		{{0.25f, 0.62f, 0.35f}, {0.90f, 0.86f, 0.72f}},
 		{{0.62f, 0.35f, 0.70f}, {0.88f, 0.80f, 0.88f}},

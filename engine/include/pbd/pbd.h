@@ -249,7 +249,8 @@ typedef struct pbd_cloth_material {
 	/// Tether slack: each particle stays within (1 + slack) times its rest geodesic distance
 	/// d of the nearest pin of each nearby pin cluster (long-range attachments, Kim et al.
 	/// 2012), plus the stretch its own weight gives a soft cloth (stretch_compliance times
-	/// weight per area times d, per metre). Negative switches tethers off. Default 0.02.
+	/// weight per area times d, per metre). Tethers assume the pins keep their distances;
+	/// switch them off (negative) for cloth that moving pins stretch apart. Default 0.02.
 	float tether_slack;
 	/// 1: the cloth collides with itself (vertex-triangle and edge-edge); 0: it does not
 	/// (it still collides with other cloths, particles and colliders). Default 1.
