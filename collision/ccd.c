@@ -182,61 +182,61 @@ static double safe_fraction(double toi)
 	return toi > 0.0 ? toi * 0.98 : 0.0;
 }
 
+typedef struct guard_pass {
+	pbd_world *w;
+	uint32_t round;
+	bool final_round;
+	int64_t *tested;
+} guard_pass;
+
+// Sweeps one vertex-triangle (split 1) or edge-edge (split 2) pair; on a hit pulls its
+// particles back to the time of impact (or to x in the final rounds). Returns whether any
+// particle's motion changed.
+static bool guard_quad(const guard_pass *g, const uint32_t ids[4], int split, float thickness)
+{
+	pbd_world *w = g->w;
+	if (!needs_test(w, ids, 4, g->round))
+		return false;
+	if (!moved(w, ids[0]) && !moved(w, ids[1]) && !moved(w, ids[2]) && !moved(w, ids[3]))
+		return false;
+	// A crossing needs the distance to reach zero; a tenth of the contact thickness is kept
+	// so that float rounding cannot close the rest.
+	float gap = 0.1f * thickness;
+	if (swept_apart(w, ids, split, gap))
+		return false;
+	pbd_d3 x0[4], x1[4];
+	for (int j = 0; j < 4; ++j) {
+		x0[j] = at(&w->x[ids[j]]);
+		x1[j] = at(&w->p[ids[j]]);
+	}
+	(*g->tested)++;
+	double toi;
+	bool hit = split == 1 ? pbd_ccd_vertex_triangle(x0, x1, gap, &toi) : pbd_ccd_edge_edge(x0, x1, gap, &toi);
+	if (!hit)
+		return false;
+	double f = g->final_round ? 0.0 : safe_fraction(toi);
+	bool changed = false;
+	for (int j = 0; j < 4; ++j)
+		changed |= limit_motion(w, ids[j], f, g->round);
+	return changed;
+}
+
 // Rounds are numbered from 1 (stamps start at 0 = never changed).
 static int guard_round(pbd_world *w, uint32_t round, bool final_round, int64_t *tested)
 {
+	guard_pass g = {w, round, final_round, tested};
 	int hits = 0;
 	for (int k = 0; k < w->vt_count; ++k) {
 		const pbd_vt_contact *c = &w->vt[k];
 		const uint32_t *t = w->tri + 3 * c->tri;
 		uint32_t ids[4] = {c->q, t[0], t[1], t[2]};
-		if (!needs_test(w, ids, 4, round))
-			continue;
-		if (!moved(w, ids[0]) && !moved(w, ids[1]) && !moved(w, ids[2]) && !moved(w, ids[3]))
-			continue;
-		if (swept_apart(w, ids, 1, 0.1f * c->thickness))
-			continue;
-		pbd_d3 x0[4], x1[4];
-		for (int j = 0; j < 4; ++j) {
-			x0[j] = at(&w->x[ids[j]]);
-			x1[j] = at(&w->p[ids[j]]);
-		}
-		(*tested)++;
-		double toi;
-		// A crossing needs the distance to reach zero; a tenth of the contact thickness is
-		// kept so that float rounding cannot close the rest.
-		if (pbd_ccd_vertex_triangle(x0, x1, 0.1 * c->thickness, &toi)) {
-			double f = final_round ? 0.0 : safe_fraction(toi);
-			bool changed = false;
-			for (int j = 0; j < 4; ++j)
-				changed |= limit_motion(w, ids[j], f, round);
-			hits += changed;
-		}
+		hits += guard_quad(&g, ids, 1, c->thickness);
 	}
 	for (int k = 0; k < w->ee_count; ++k) {
 		const pbd_ee_contact *c = &w->ee[k];
 		const uint32_t *ea = w->edge + 2 * c->a, *eb = w->edge + 2 * c->b;
 		uint32_t ids[4] = {ea[0], ea[1], eb[0], eb[1]};
-		if (!needs_test(w, ids, 4, round))
-			continue;
-		if (!moved(w, ids[0]) && !moved(w, ids[1]) && !moved(w, ids[2]) && !moved(w, ids[3]))
-			continue;
-		if (swept_apart(w, ids, 2, 0.1f * c->thickness))
-			continue;
-		pbd_d3 x0[4], x1[4];
-		for (int j = 0; j < 4; ++j) {
-			x0[j] = at(&w->x[ids[j]]);
-			x1[j] = at(&w->p[ids[j]]);
-		}
-		(*tested)++;
-		double toi;
-		if (pbd_ccd_edge_edge(x0, x1, 0.1 * c->thickness, &toi)) {
-			double f = final_round ? 0.0 : safe_fraction(toi);
-			bool changed = false;
-			for (int j = 0; j < 4; ++j)
-				changed |= limit_motion(w, ids[j], f, round);
-			hits += changed;
-		}
+		hits += guard_quad(&g, ids, 2, c->thickness);
 	}
 	for (int k = 0; k < w->pp_count; ++k) {
 		const pbd_pp_contact *c = &w->pp[k];

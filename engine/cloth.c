@@ -509,21 +509,21 @@ void pbd_cloth_release_all(pbd_world *w, pbd_cloth *c)
 	c->live = false;
 }
 
-pbd_cloth *pbd_cloth_lookup(const pbd_world *world, pbd_cloth_id id, pbd_result *why)
+pbd_cloth *pbd_body_lookup(const pbd_world *world, uint32_t index1, uint32_t generation, int kind, pbd_result *why)
 {
 	pbd_result r = PBD_OK;
 	pbd_cloth *c = NULL;
 	if (!world)
 		r = PBD_ERR_NULL_ARGUMENT;
-	else if (id.index1 == 0 || id.index1 > (uint32_t)world->cloth_capacity)
+	else if (index1 == 0 || index1 > (uint32_t)world->cloth_capacity)
 		r = PBD_ERR_UNKNOWN_ID;
 	else {
-		c = &world->cloths[id.index1 - 1];
-		if (id.generation == 0 || id.generation > c->generation)
+		c = &world->cloths[index1 - 1];
+		if (generation == 0 || generation > c->generation)
 			r = PBD_ERR_UNKNOWN_ID;
-		else if (!c->live || c->generation != id.generation)
+		else if (!c->live || c->generation != generation)
 			r = PBD_ERR_STALE_ID;
-		else if (c->kind != PBD_BODY_CLOTH)
+		else if (c->kind != kind)
 			r = PBD_ERR_UNKNOWN_ID;
 		if (r != PBD_OK)
 			c = NULL;
@@ -531,6 +531,11 @@ pbd_cloth *pbd_cloth_lookup(const pbd_world *world, pbd_cloth_id id, pbd_result 
 	if (why)
 		*why = r;
 	return c;
+}
+
+pbd_cloth *pbd_cloth_lookup(const pbd_world *world, pbd_cloth_id id, pbd_result *why)
+{
+	return pbd_body_lookup(world, id.index1, id.generation, PBD_BODY_CLOTH, why);
 }
 
 // Looks up a cloth and writes the error message when it fails.

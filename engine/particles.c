@@ -82,23 +82,8 @@ pbd_result pbd_particles_create(pbd_world *world, const pbd_particles_def *def, 
 
 static pbd_cloth *get_group(const pbd_world *world, pbd_particles_id id, pbd_result *why)
 {
-	pbd_result r = PBD_OK;
-	pbd_cloth *c = NULL;
-	if (!world)
-		r = PBD_ERR_NULL_ARGUMENT;
-	else if (id.index1 == 0 || id.index1 > (uint32_t)world->cloth_capacity)
-		r = PBD_ERR_UNKNOWN_ID;
-	else {
-		c = &world->cloths[id.index1 - 1];
-		if (id.generation == 0 || id.generation > c->generation)
-			r = PBD_ERR_UNKNOWN_ID;
-		else if (!c->live || c->generation != id.generation)
-			r = PBD_ERR_STALE_ID;
-		else if (c->kind != PBD_BODY_PARTICLES)
-			r = PBD_ERR_UNKNOWN_ID;
-		if (r != PBD_OK)
-			c = NULL;
-	}
+	pbd_result r;
+	pbd_cloth *c = pbd_body_lookup(world, id.index1, id.generation, PBD_BODY_PARTICLES, &r);
 	if (!c && world)
 		pbd_fail((pbd_world *)world, r, "particles id {%u, %u} is %s", id.index1, id.generation,
 			 r == PBD_ERR_STALE_ID ? "stale (the group was destroyed)" : "not a particle group of this world");

@@ -197,6 +197,8 @@ pbd_result pbd_fail(pbd_world *world, pbd_result code, const char *fmt, ...)
 	;
 
 // cloth.c / collider.c
+// A live body of the given kind by id; *why says why not (stale, unknown).
+pbd_cloth *pbd_body_lookup(const pbd_world *world, uint32_t index1, uint32_t generation, int kind, pbd_result *why);
 pbd_cloth *pbd_cloth_lookup(const pbd_world *world, pbd_cloth_id id, pbd_result *why);
 pbd_collider *pbd_collider_lookup(const pbd_world *world, pbd_collider_id id, pbd_result *why);
 void pbd_cloth_release_all(pbd_world *world, pbd_cloth *cloth);

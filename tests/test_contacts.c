@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+// Contacts: no intersections by the independent check, particle piles, sphere clearance,
+// momentum in particle collisions, friction from a moving collider.
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "intersect_check.h"
+#include "scenes.h"
+#include "test.h"
+
+static const float kDt = 1.0f / 60.0f;
+
+// Runs a scene at its defaults for `frames` frames and checks every 10th frame (and the
+// first) with the independent segment-triangle test.
+static int scene_free_of_intersections(const char *name, int frames)
+{
+	const demo_scene *scene = demo_scene_find(name);
+	CHECK(scene);
+	pbd_world *w;
+	demo_scene_state st;
+	char err[256];
+	CHECK_OK(demo_scene_load(scene, NULL, NULL, &w, &st, err, sizeof err));
+	long worst = 0;
+	int checked = 0;
+	for (int f = 0; f <= frames; ++f) {
+		if (f > 0)
+			CHECK_OK(demo_scene_step(scene, w, &st, kDt));
+		if (f % 10 != 0)
+			continue;
+		check_mesh meshes[DEMO_MAX_CLOTHS];
+		for (int c = 0; c < st.cloth_count; ++c) {
+			meshes[c].positions = pbd_cloth_positions(w, st.cloths[c], NULL);
+			meshes[c].indices = pbd_cloth_indices(w, st.cloths[c], &meshes[c].triangle_count);
+		}
+		long n = check_count_intersections(meshes, st.cloth_count);
+		CHECK(n >= 0);
+		if (n > worst)
+			worst = n;
+		if (n > 0)
+			fprintf(stderr, "%s frame %d: %ld crossing triangle pairs\n", name, f, n);
+		checked++;
+	}
+	pbd_world_stats stats = pbd_world_get_stats(w);
+	fprintf(stderr, "%s: %d frames checked, most crossings %ld; last step: %d vertex-triangle, %d edge-edge contacts\n",
+		name, checked, worst, stats.vertex_triangle_contacts, stats.edge_edge_contacts);
+	CHECK(worst == 0);
+	pbd_world_destroy(w);
+	return 0;
+}
+
+static int drape_no_intersections(void) { return scene_free_of_intersections("drape", 300); }
+static int fold_no_intersections(void) { return scene_free_of_intersections("fold", 300); }
+static int stack_no_intersections(void) { return scene_free_of_intersections("stack", 300); }
+
+// The checker itself finds a crossing it is shown: two triangles through each other.
+static int checker_sees_crossing(void)
+{
+	float pos[18] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0.2f, 0.2f, -0.5f, 0.3f, 0.2f, 0.5f, 0.2f, 0.3f, 0.5f};
+	uint32_t idx[6] = {0, 1, 2, 3, 4, 5};
+	check_mesh m = {pos, idx, 2};
+	CHECK(check_count_intersections(&m, 1) == 1);
+	pos[11] = 0.1f;  // lift the piercing triangle clear
+	CHECK(check_count_intersections(&m, 1) == 0);
+	return 0;
+}
+
+// Drape: no cloth vertex or triangle centre comes closer to the sphere's centre than its
+// radius (less 1 mm), on any checked frame.
+static int drape_clears_sphere(void)
+{
+	const demo_scene *scene = demo_scene_find("drape");
+	pbd_world *w;
+	demo_scene_state st;
+	char err[256];
+	CHECK_OK(demo_scene_load(scene, NULL, NULL, &w, &st, err, sizeof err));
+	pbd_collider_def sphere;
+	CHECK_OK(pbd_collider_get_def(w, st.colliders[1], &sphere));
+	CHECK(sphere.type == PBD_SHAPE_SPHERE);
+	float closest = INFINITY;
+	for (int f = 1; f <= 240; ++f) {
+		CHECK_OK(demo_scene_step(scene, w, &st, kDt));
+		int n = 0, t = 0;
+		const float *x = pbd_cloth_positions(w, st.cloths[0], &n);
+		const uint32_t *tri = pbd_cloth_indices(w, st.cloths[0], &t);
+		for (int i = 0; i < n; ++i) {
+			float dx = x[3 * i] - sphere.position[0], dy = x[3 * i + 1] - sphere.position[1],
+			      dz = x[3 * i + 2] - sphere.position[2];
+			closest = fminf(closest, sqrtf(dx * dx + dy * dy + dz * dz));
+		}
+		for (int k = 0; k < t; ++k) {
+			float c[3] = {0, 0, 0};
+			for (int j = 0; j < 3; ++j)
+				for (int a = 0; a < 3; ++a)
+					c[a] += x[3 * tri[3 * k + j] + a] / 3.0f;
+			float dx = c[0] - sphere.position[0], dy = c[1] - sphere.position[1], dz = c[2] - sphere.position[2];
+			closest = fminf(closest, sqrtf(dx * dx + dy * dy + dz * dz));
+		}
+	}
+	fprintf(stderr, "closest approach %.5f m to a sphere of radius %.3f m\n", closest, sphere.radius);
+	CHECK(closest >= sphere.radius - 0.001f);
+	CHECK(closest < sphere.radius + 0.02f);  // it does lie on the sphere
+	pbd_world_destroy(w);
+	return 0;
+}
+
+// Runs pile with the given friction for 6 s; returns heap height over its radius.
+static int pile_shape(float mu, double *slope, double *overlap)
+{
+	const demo_scene *scene = demo_scene_find("pile");
+	pbd_world_settings s = pbd_world_settings_default();
+	pbd_world *w;
+	demo_scene_state st;
+	char err[256];
+	CHECK_OK(demo_scene_load(scene, NULL, &s, &w, &st, err, sizeof err));
+	CHECK_OK(pbd_particles_set_friction(w, st.particles[0], mu, mu));
+	CHECK_OK(pbd_collider_set_friction(w, st.colliders[0], mu, mu));
+	for (int f = 0; f < 360; ++f)
+		CHECK_OK(demo_scene_step(scene, w, &st, kDt));
+	int n = 0;
+	const float *x = pbd_particles_positions(w, st.particles[0], &n);
+	float r = pbd_particles_radius(w, st.particles[0]);
+	double top = 0.0, *radii = malloc(sizeof(double) * (size_t)n), worst = 0.0;
+	for (int i = 0; i < n; ++i) {
+		top = fmax(top, x[3 * i + 1]);
+		radii[i] = sqrt(x[3 * i] * x[3 * i] + x[3 * i + 2] * x[3 * i + 2]);
+		for (int j = i + 1; j < n; ++j) {
+			double dx = x[3 * i] - x[3 * j], dy = x[3 * i + 1] - x[3 * j + 1], dz = x[3 * i + 2] - x[3 * j + 2];
+			worst = fmax(worst, 2.0 * r - sqrt(dx * dx + dy * dy + dz * dz));
+		}
+	}
+	// The heap's radius: where 90% of the balls lie within.
+	int below = 0;
+	double spread = 0.0;
+	for (double rad = 0.0; below < (9 * n) / 10; rad += 0.005) {
+		below = 0;
+		for (int i = 0; i < n; ++i)
+			below += radii[i] <= rad;
+		spread = rad;
+	}
+	free(radii);
+	*slope = (top - r) / spread;
+	*overlap = worst / r;
+	pbd_world_destroy(w);
+	return 0;
+}
+
+// Balls at rest do not overlap by more than 5% of a radius, and more friction makes a
+// steeper heap.
+static int pile_rests_and_friction_steepens(void)
+{
+	double slope_low, slope_high, overlap_low, overlap_high;
+	if (pile_shape(0.1f, &slope_low, &overlap_low) || pile_shape(0.9f, &slope_high, &overlap_high))
+		return 1;
+	fprintf(stderr, "heap height / radius %.3f at friction 0.1, %.3f at 0.9; overlaps %.3f, %.3f radii\n", slope_low,
+		slope_high, overlap_low, overlap_high);
+	CHECK(overlap_low < 0.05 && overlap_high < 0.05);
+	CHECK(slope_high > 1.2 * slope_low);
+	return 0;
+}
+
+// Two free particles meeting without gravity keep their total momentum.
+static int particles_conserve_momentum(void)
+{
+	pbd_world_def wd = pbd_world_def_default();
+	wd.settings.gravity[1] = 0.0f;
+	pbd_world *w;
+	CHECK_OK(pbd_world_create(&wd, &w));
+	float pa[3] = {-0.5f, 0.0f, 0.0f}, va[3] = {2.0f, 0.0f, 0.0f};
+	float pb[3] = {0.5f, 0.03f, 0.0f}, vb[3] = {-1.0f, 0.0f, 0.0f};
+	pbd_particles_def d = pbd_particles_def_default();
+	d.count = 1;
+	d.radius = 0.05f;
+	d.positions = pa;
+	d.velocities = va;
+	d.mass = 0.3f;
+	pbd_particles_id a, b;
+	CHECK_OK(pbd_particles_create(w, &d, &a));
+	d.positions = pb;
+	d.velocities = vb;
+	d.mass = 0.1f;
+	CHECK_OK(pbd_particles_create(w, &d, &b));
+	double before[3] = {0.3 * 2.0 + 0.1 * -1.0, 0.0, 0.0};
+	for (int f = 0; f < 60; ++f)
+		CHECK_OK(pbd_world_step(w, kDt));
+	const float *ua = pbd_particles_velocities(w, a, NULL), *ub = pbd_particles_velocities(w, b, NULL);
+	const float *xa = pbd_particles_positions(w, a, NULL), *xb = pbd_particles_positions(w, b, NULL);
+	fprintf(stderr, "after: a (%.4f %.4f) b (%.4f %.4f)\n", ua[0], ua[1], ub[0], ub[1]);
+	for (int k = 0; k < 3; ++k)
+		CHECK_NEAR(0.3 * ua[k] + 0.1 * ub[k], before[k], 1e-4);
+	// They did collide (the light one was turned round) and did not pass through each other.
+	CHECK(ub[0] > 0.0f);
+	CHECK(xb[0] - xa[0] > 0.0f);
+	pbd_world_destroy(w);
+	return 0;
+}
+
+// A cloth resting on a box that slides sideways: with high friction the box carries it,
+// with none the box slides out from under it.
+static int moving_box_drags_cloth(float mu, double *carried)
+{
+	pbd_world_def wd = pbd_world_def_default();
+	wd.settings.air_density = 0.0f;
+	pbd_world *w;
+	CHECK_OK(pbd_world_create(&wd, &w));
+	pbd_collider_def box = pbd_collider_def_default();
+	box.type = PBD_SHAPE_BOX;
+	box.half_extents[0] = 1.0f;
+	box.half_extents[1] = 0.05f;
+	box.half_extents[2] = 0.5f;
+	box.position[1] = 0.05f;
+	box.static_friction = box.kinetic_friction = mu;
+	pbd_collider_id id;
+	CHECK_OK(pbd_collider_create(w, &box, &id));
+	pbd_cloth_def cd = pbd_cloth_def_default();
+	cd.grid.res_x = cd.grid.res_y = 10;
+	cd.grid.width = cd.grid.height = 0.4f;
+	cd.position[1] = 0.1f + 0.5f * cd.material.thickness;
+	cd.material.static_friction = cd.material.kinetic_friction = mu;
+	pbd_cloth_id cloth;
+	CHECK_OK(pbd_cloth_create(w, &cd, &cloth));
+	for (int f = 0; f < 30; ++f)
+		CHECK_OK(pbd_world_step(w, kDt));
+	int n = 0;
+	const float *x = pbd_cloth_positions(w, cloth, &n);
+	double start = 0.0;
+	for (int i = 0; i < n; ++i)
+		start += x[3 * i] / n;
+	// The box slides 0.3 m in 0.6 s (0.5 m/s), smoothly from rest.
+	for (int f = 1; f <= 36; ++f) {
+		float s = (float)f / 36.0f;
+		float pos[3] = {0.3f * s * s * (3.0f - 2.0f * s), 0.05f, 0.0f}, q[4] = {0, 0, 0, 1};
+		CHECK_OK(pbd_collider_set_pose(w, id, pos, q));
+		CHECK_OK(pbd_world_step(w, kDt));
+	}
+	for (int f = 0; f < 30; ++f)
+		CHECK_OK(pbd_world_step(w, kDt));
+	x = pbd_cloth_positions(w, cloth, &n);
+	double end = 0.0;
+	for (int i = 0; i < n; ++i)
+		end += x[3 * i] / n;
+	*carried = end - start;
+	pbd_world_destroy(w);
+	return 0;
+}
+
+static int kinematic_box_friction(void)
+{
+	double grip = 0.0, slip = 0.0;
+	if (moving_box_drags_cloth(1.0f, &grip) || moving_box_drags_cloth(0.0f, &slip))
+		return 1;
+	fprintf(stderr, "box moved 0.300 m: cloth moved %.4f m with friction 1, %.4f m with none\n", grip, slip);
+	CHECK_NEAR(grip, 0.3, 0.03);
+	CHECK(fabs(slip) < 0.005);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const test_case cases[] = {
+		TEST(checker_sees_crossing),  TEST(drape_no_intersections),      TEST(fold_no_intersections),
+		TEST(stack_no_intersections), TEST(drape_clears_sphere),         TEST(pile_rests_and_friction_steepens),
+		TEST(particles_conserve_momentum), TEST(kinematic_box_friction),
+	};
+	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
+}
