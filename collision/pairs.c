@@ -194,12 +194,32 @@ static inline bool inside(pbd_aabb r, const pbd_v4 *a)
 
 bool pbd_pairs_covered(const pbd_world *w)
 {
-	if (w->topology_dirty || w->region_count != w->particle_count)
+	if (w->topology_dirty)
+		return false;
+	if (w->region_count == -1)
+		return true;  // nothing to pair (see pbd_pairs_find)
+	if (w->region_count != w->particle_count)
 		return false;
 	for (int i = 0; i < w->particle_count; ++i)
 		if (!inside(w->regions[i], &w->x[i]) || !inside(w->regions[i], &w->p[i]))
 			return false;
 	return true;
+}
+
+// True when no two particles of the world can form a pair: one body that does not collide
+// with itself (a hanging flag, a benchmark without self-collision).
+static bool nothing_to_pair(const pbd_world *w)
+{
+	int bodies = 0;
+	bool self = false;
+	for (int s = 0; s < w->cloth_capacity; ++s) {
+		const pbd_cloth *c = &w->cloths[s];
+		if (!c->live)
+			continue;
+		bodies++;
+		self |= c->kind == PBD_BODY_PARTICLES || c->material.self_collision;
+	}
+	return bodies <= 1 && !self;
 }
 
 bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
@@ -208,6 +228,11 @@ bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
 	w->region_count = 0;
 	if (!pbd_topology_update(w))
 		return false;
+	if (nothing_to_pair(w)) {
+		// Regions are not needed either: mark everything covered until bodies change.
+		w->region_count = -1;
+		return true;
+	}
 	int np = w->particle_count, nt = w->tri_count, ne = w->edge_count;
 	int need = np + nt + ne;
 	if (need > w->box_capacity) {

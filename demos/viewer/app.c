@@ -108,7 +108,8 @@ static void draw_overlay(app *a)
 	float x = 12.0f, y = 12.0f;
 	int lines = np + 7;
 	char counts[160];
-	snprintf(counts, sizeof counts, "%d particles  %d triangles  %d constraints  %d contacts", a->stats.particles,
+	snprintf(counts, sizeof counts, "%d particles  %d triangles  %d constraints  %d contacts",
+		 a->stats.particles + a->stats.free_particles,
 		 a->stats.triangles, a->stats.constraints, a->stats.collider_contacts);
 	float w = renderer_text_width(counts, scale);
 	for (int i = 0; i < np; ++i)
