@@ -29,7 +29,7 @@ typedef struct overlay_vertex {
 
 struct renderer {
 	GLuint cloth_program, solid_program, grid_program, overlay_program;
-	mesh sphere, cylinder, box;
+	mesh sphere, ball, cylinder, box;
 	GLuint grid_vao, grid_vbo;
 	GLuint instance_vbo;       // free particles: xyz + radius per sphere
 	int instance_capacity;
@@ -62,11 +62,12 @@ static void mesh_upload(mesh *m, const float *vertices, int vertex_count, const 
 }
 
 // Unit sphere, or (cylinder) the side of a unit cylinder from y = -1 to 1.
-static void build_round(mesh *m, bool cylinder)
+static void build_round(mesh *m, bool cylinder, int slices, int stacks)
 {
-	enum { SLICES = 32, STACKS = 20 };
-	float v[(SLICES + 1) * (STACKS + 1) * 6];
-	GLuint idx[SLICES * STACKS * 6];
+	enum { MAX_SLICES = 32, MAX_STACKS = 20 };
+	float v[(MAX_SLICES + 1) * (MAX_STACKS + 1) * 6];
+	GLuint idx[MAX_SLICES * MAX_STACKS * 6];
+	const int SLICES = slices < MAX_SLICES ? slices : MAX_SLICES, STACKS = stacks < MAX_STACKS ? stacks : MAX_STACKS;
 	int nv = 0, ni = 0;
 	for (int j = 0; j <= STACKS; ++j) {
 		float t = (float)j / STACKS;
@@ -141,8 +142,10 @@ renderer *renderer_create(const char *shader_dir, char *error, size_t cap)
 		renderer_destroy(r);
 		return NULL;
 	}
-	build_round(&r->sphere, false);
-	build_round(&r->cylinder, true);
+	build_round(&r->sphere, false, 32, 20);
+	// Particles are many and small: a coarse sphere keeps software rendering fast.
+	build_round(&r->ball, false, 12, 8);
+	build_round(&r->cylinder, true, 32, 20);
 	build_box(&r->box);
 	static const float corners[8] = {-1, -1, 1, -1, -1, 1, 1, 1};
 	glGenVertexArrays(1, &r->grid_vao);
@@ -187,6 +190,7 @@ void renderer_destroy(renderer *r)
 	}
 	if (r->sphere.vao) {
 		delete_mesh(&r->sphere);
+		delete_mesh(&r->ball);
 		delete_mesh(&r->cylinder);
 		delete_mesh(&r->box);
 		glDeleteVertexArrays(1, &r->grid_vao);
@@ -348,13 +352,13 @@ static void draw_particles(renderer *r, const pbd_world *world, const demo_scene
 	set_common(r->solid_program, vp, cam);
 	glUniform1f(glGetUniformLocation(r->solid_program, "u_instanced"), 1.0f);
 	glUniform3fv(glGetUniformLocation(r->solid_program, "u_color"), 1, color);
-	glBindVertexArray(r->sphere.vao);
+	glBindVertexArray(r->ball.vao);
 	glBindBuffer(GL_ARRAY_BUFFER, r->instance_vbo);
 	glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(sizeof(float) * 4 * (size_t)k), r->instances, GL_STREAM_DRAW);
 	glEnableVertexAttribArray(2);
 	glVertexAttribPointer(2, 4, GL_FLOAT, GL_FALSE, 4 * sizeof(float), (void *)0);
 	glVertexAttribDivisor(2, 1);
-	glDrawElementsInstanced(GL_TRIANGLES, r->sphere.index_count, GL_UNSIGNED_INT, (void *)0, k);
+	glDrawElementsInstanced(GL_TRIANGLES, r->ball.index_count, GL_UNSIGNED_INT, (void *)0, k);
 	glVertexAttribDivisor(2, 0);
 	glDisableVertexAttribArray(2);
 	glUniform1f(glGetUniformLocation(r->solid_program, "u_instanced"), 0.0f);
