@@ -511,22 +511,16 @@ void pbd_cloth_release_all(pbd_world *w, pbd_cloth *c)
 
 pbd_cloth *pbd_body_lookup(const pbd_world *world, uint32_t index1, uint32_t generation, int kind, pbd_result *why)
 {
-	pbd_result r = PBD_OK;
+	pbd_result r = PBD_ERR_NULL_ARGUMENT;
 	pbd_cloth *c = NULL;
-	if (!world)
-		r = PBD_ERR_NULL_ARGUMENT;
-	else if (index1 == 0 || index1 > (uint32_t)world->cloth_capacity)
-		r = PBD_ERR_UNKNOWN_ID;
-	else {
-		c = &world->cloths[index1 - 1];
-		if (generation == 0 || generation > c->generation)
+	if (world) {
+		bool in_range = index1 >= 1 && index1 <= (uint32_t)world->cloth_capacity;
+		const pbd_cloth *slot = in_range ? &world->cloths[index1 - 1] : NULL;
+		r = pbd_check_slot(index1, generation, world->cloth_capacity, slot && slot->live, slot ? slot->generation : 0);
+		if (r == PBD_OK && slot->kind != kind)
 			r = PBD_ERR_UNKNOWN_ID;
-		else if (!c->live || c->generation != generation)
-			r = PBD_ERR_STALE_ID;
-		else if (c->kind != kind)
-			r = PBD_ERR_UNKNOWN_ID;
-		if (r != PBD_OK)
-			c = NULL;
+		if (r == PBD_OK)
+			c = &world->cloths[index1 - 1];
 	}
 	if (why)
 		*why = r;

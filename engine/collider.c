@@ -118,20 +118,15 @@ pbd_result pbd_collider_create(pbd_world *world, const pbd_collider_def *def, pb
 
 pbd_collider *pbd_collider_lookup(const pbd_world *world, pbd_collider_id id, pbd_result *why)
 {
-	pbd_result r = PBD_OK;
+	pbd_result r = PBD_ERR_NULL_ARGUMENT;
 	pbd_collider *c = NULL;
-	if (!world)
-		r = PBD_ERR_NULL_ARGUMENT;
-	else if (id.index1 == 0 || id.index1 > (uint32_t)world->collider_capacity)
-		r = PBD_ERR_UNKNOWN_ID;
-	else {
-		c = &world->colliders[id.index1 - 1];
-		if (id.generation == 0 || id.generation > c->generation)
-			r = PBD_ERR_UNKNOWN_ID;
-		else if (!c->live || c->generation != id.generation)
-			r = PBD_ERR_STALE_ID;
-		if (r != PBD_OK)
-			c = NULL;
+	if (world) {
+		bool in_range = id.index1 >= 1 && id.index1 <= (uint32_t)world->collider_capacity;
+		const pbd_collider *slot = in_range ? &world->colliders[id.index1 - 1] : NULL;
+		r = pbd_check_slot(id.index1, id.generation, world->collider_capacity, slot && slot->live,
+				   slot ? slot->generation : 0);
+		if (r == PBD_OK)
+			c = &world->colliders[id.index1 - 1];
 	}
 	if (!c && world)
 		pbd_fail((pbd_world *)world, r, "collider id {%u, %u} is %s", id.index1, id.generation,
