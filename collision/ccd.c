@@ -10,6 +10,7 @@
 // above min_distance has closed to a tenth of what it was, so grazing approaches are reported
 // too (false positives that cost only motion); the reported time is one at which the pair is
 // still apart.
+#include <float.h>
 #include <string.h>
 
 #include "../engine/world.h"
@@ -53,9 +54,16 @@ static bool accd(const pbd_d3 x0[4], const pbd_d3 x1[4], int split, distance_fn 
 			lb = fmax(lb, m);
 	}
 	double lp = la + lb;
+	// Rounding of the computed distance, so that a pair that just reaches contact at t = 1
+	// (d = lp (1 - t) exactly) is not rejected by one unit in the last place.
+	double scale = 0.0;
+	for (int k = 0; k < 4; ++k)
+		scale = fmax(scale, fmax(fmax(fabs(x0[k].x), fabs(x0[k].y)), fmax(fabs(x0[k].z), fmax(fabs(x1[k].x),
+								fmax(fabs(x1[k].y), fabs(x1[k].z))))));
+	double rounding = 64.0 * DBL_EPSILON * scale;
 	double d = distance(x0);
 	*toi = 0.0;
-	if (d <= 0.0)
+	if (d <= rounding)
 		return true;  // touching at the start
 	// A pair that starts closer than min_distance may not halve its gap: it can always move
 	// apart, and never through.
@@ -66,7 +74,7 @@ static bool accd(const pbd_d3 x0[4], const pbd_d3 x1[4], int split, distance_fn 
 	double t = 0.0;
 	for (int it = 0; it < ACCD_MAX_ITERATIONS; ++it) {
 		// What is left of the motion cannot close the gap: no contact in [t, 1].
-		if (d - min_distance > lp * (1.0 - t))
+		if (d - min_distance - rounding > lp * (1.0 - t))
 			return false;
 		t += ACCD_SHRINK * (d - min_distance) / lp;
 		if (t >= 1.0)
@@ -92,6 +100,22 @@ bool pbd_ccd_vertex_triangle(const pbd_d3 x0[4], const pbd_d3 x1[4], double min_
 bool pbd_ccd_edge_edge(const pbd_d3 x0[4], const pbd_d3 x1[4], double min_distance, double *toi)
 {
 	return accd(x0, x1, 2, ee_distance, min_distance, toi);
+}
+
+bool pbd_ccd_refined(const pbd_d3 x0[4], const pbd_d3 x1[4], bool edge_edge, double min_distance, double *toi)
+{
+	double accd_toi;
+	bool hit = edge_edge ? pbd_ccd_edge_edge(x0, x1, min_distance, &accd_toi)
+			     : pbd_ccd_vertex_triangle(x0, x1, min_distance, &accd_toi);
+	if (!hit)
+		return false;
+	// The additive time is the conservative one (the pair is still apart then); the inclusion
+	// test only decides whether there is a contact at all.
+	double box_start;
+	if (!pbd_ccd_inclusion(x0, x1, edge_edge, min_distance, PBD_CCD_TOLERANCE, PBD_CCD_BOX_BUDGET, &box_start))
+		return false;
+	*toi = accd_toi;
+	return true;
 }
 
 bool pbd_ccd_sphere_sphere(pbd_d3 a0, pbd_d3 a1, pbd_d3 b0, pbd_d3 b1, double distance, double *toi)

@@ -49,5 +49,19 @@ double pbd_segment_segment_distance2(pbd_d3 p0, pbd_d3 p1, pbd_d3 q0, pbd_d3 q1,
 // vertex-triangle: v[0] the vertex, v[1..3] the triangle; edge-edge: v[0..1], v[2..3].
 bool pbd_ccd_vertex_triangle(const pbd_d3 x0[4], const pbd_d3 x1[4], double min_distance, double *toi);
 bool pbd_ccd_edge_edge(const pbd_d3 x0[4], const pbd_d3 x1[4], double min_distance, double *toi);
+// Inclusion-based CCD (exact range of the multilinear contact function over parameter boxes,
+// widened by a rounding bound): reports a hit when a box whose range meets [-d, d]^3 is
+// narrower than `relative_tolerance` times the query's extent (the size of the box around all
+// 8 positions), or when the `budget` of boxes runs out. No false negatives; *toi is the start
+// of the first such box found, within the tolerance of the first contact but not always
+// before it (pbd_ccd_refined gives a conservative time).
+bool pbd_ccd_inclusion(const pbd_d3 x0[4], const pbd_d3 x1[4], bool edge_edge, double min_distance,
+		       double relative_tolerance, int budget, double *toi);
+// Additive CCD as a fast filter, then the inclusion test on what it reports: the additive
+// test's misses are none and its false positives (every close approach) are mostly removed.
+// *toi is the additive test's, a time at which the pair is still apart.
+#define PBD_CCD_TOLERANCE 1e-6
+#define PBD_CCD_BOX_BUDGET 100000
+bool pbd_ccd_refined(const pbd_d3 x0[4], const pbd_d3 x1[4], bool edge_edge, double min_distance, double *toi);
 // Two spheres' centres moving linearly: first time their distance reaches `distance`.
 bool pbd_ccd_sphere_sphere(pbd_d3 a0, pbd_d3 a1, pbd_d3 b0, pbd_d3 b1, double distance, double *toi);
