@@ -122,10 +122,15 @@ bool pbd_ccd_sphere_sphere(pbd_d3 a0, pbd_d3 a1, pbd_d3 b0, pbd_d3 b1, double di
 {
 	// |r0 + t dr| = distance: a quadratic in t.
 	pbd_d3 r0 = d3_sub(a0, b0), dr = d3_sub(d3_sub(a1, a0), d3_sub(b1, b0));
-	double a = d3_len2(dr), b = 2.0 * d3_dot(r0, dr), c = d3_len2(r0) - distance * distance;
+	double a = d3_len2(dr), b = 2.0 * d3_dot(r0, dr), r0_len2 = d3_len2(r0);
 	*toi = 0.0;
-	if (c <= 0.0)
-		return true;
+	if (r0_len2 <= 0.0)
+		return true;  // centres coincide: no direction to move apart in
+	// A pair that already starts closer than `distance` may move apart or keep its distance,
+	// but not close more than half of what is left (as in the additive test).
+	if (r0_len2 <= distance * distance)
+		distance = 0.5 * sqrt(r0_len2);
+	double c = r0_len2 - distance * distance;
 	if (a <= 0.0 || b >= 0.0)
 		return false;  // not approaching
 	double disc = b * b - 4.0 * a * c;

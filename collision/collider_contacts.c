@@ -14,6 +14,67 @@ static bool push_contact(pbd_world *w, pbd_collider_contact ct)
 	return true;
 }
 
+static pbd_v3 to_local(const pbd_pose *pose, pbd_v3 point)
+{
+	return quat_rotate(quat_conj(pose->q), v3_sub(point, pose->p));
+}
+
+static float local_distance(const pbd_shape_query *shape, pbd_v3 local, pbd_v3 *normal)
+{
+	return pbd_shape_signed_distance(shape, v3(0, 0, 0), (pbd_quat){0, 0, 0, 1}, local, normal);
+}
+
+// Distance from a point to the segment a-b.
+static float segment_distance(pbd_v3 point, pbd_v3 a, pbd_v3 b)
+{
+	pbd_v3 ab = v3_sub(b, a);
+	float l2 = v3_len2(ab);
+	float t = l2 > 0.0f ? clampf(v3_dot(v3_sub(point, a), ab) / l2, 0.0f, 1.0f) : 0.0f;
+	return v3_len(v3_sub(point, v3_mad(a, ab, t)));
+}
+
+// Continuous test of a particle against a moving collider, in the collider's frame: the
+// particle goes from x (in the substep-start frame) to p (in the substep-end frame). When
+// that path enters the shape from outside and the end point would be pushed out on another
+// side than the one it came in through (a fast collider swept over it, or a fast particle
+// through a thin shape), p is moved back onto the tangent plane at the entry point, keeping
+// the motion along the surface. Conservative advancement on the signed distance, which
+// changes no faster than the path is long, finds the entry.
+static void sweep_particle(pbd_world *w, const pbd_collider *c, int i)
+{
+	enum { MAX_ADVANCES = 48 };
+	float radius = w->radius[i];
+	pbd_v3 l0 = to_local(&c->sub_start, v3_of4(w->x[i])), l1 = to_local(&c->sub_end, v3_of4(w->p[i]));
+	pbd_v3 n0, n1, ne;
+	float phi = local_distance(&c->shape, l0, &n0) - radius;
+	if (phi <= 0.0f)
+		return;  // already touching: the ordinary contact keeps it on its side
+	float length = v3_len(v3_sub(l1, l0));
+	if (length <= phi)
+		return;
+	float end = local_distance(&c->shape, l1, &n1) - radius;
+	float stop = 1e-3f * radius + 1e-6f, t = 0.0f;
+	bool entered = false;
+	for (int k = 0; k < MAX_ADVANCES; ++k) {
+		t += phi / length;
+		if (t >= 1.0f)
+			break;
+		phi = local_distance(&c->shape, v3_lerp(l0, l1, t), &ne) - radius;
+		if (phi <= stop) {
+			entered = true;
+			break;
+		}
+	}
+	if (!entered)
+		return;
+	if (end < 0.0f && v3_dot(n1, ne) > 0.7f)
+		return;  // ends shallow behind the face it entered: the ordinary contact pushes it back out
+	pbd_v3 entry = v3_lerp(l0, l1, t);
+	float below = v3_dot(v3_sub(entry, l1), ne);
+	pbd_v3 local = below > 0.0f ? v3_mad(l1, ne, below) : l1;
+	v4_set3(&w->p[i], v3_add(quat_rotate(c->sub_end.q, local), c->sub_end.p));
+}
+
 // A pair is kept when the particle's path x -> p comes within its radius plus the length of
 // that path of the collider at the end of the substep: the projection may move the particle
 // by about that much, and anything further cannot touch within this substep.
@@ -38,8 +99,14 @@ bool pbd_collider_contacts_find(pbd_world *w)
 				pbd_v3 p = v3_of4(w->p[i]), x = v3_of4(w->x[i]);
 				float travel = v3_len(v3_sub(p, x));
 				float reach = radius + travel;
-				if (bound < INFINITY && v3_len(v3_sub(p, c->sub_end.p)) > bound + reach + travel)
+				// The collider's own path over the substep counts as well as the particle's.
+				if (bound < INFINITY &&
+				    segment_distance(p, c->sub_start.p, c->sub_end.p) > bound + reach + travel)
 					continue;
+				if (bound < INFINITY) {
+					sweep_particle(w, c, i);
+					p = v3_of4(w->p[i]);
+				}
 				pbd_v3 n;
 				float d = pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, p, &n);
 				if (d > reach)

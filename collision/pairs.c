@@ -80,7 +80,8 @@ static void visit_vertex_for_triangle(uint32_t q, void *user)
 		ctx->failed = true;
 		return;
 	}
-	w->vt[w->vt_count++] = (pbd_vt_contact){q, tri, thickness, mu(bq, bt, false), mu(bq, bt, true)};
+	w->vt[w->vt_count++] = (pbd_vt_contact){q, tri, thickness, mu(bq, bt, false), mu(bq, bt, true),
+						bq->kind == PBD_BODY_PARTICLES};
 }
 
 static void visit_edge_for_edge(uint32_t b, void *user)

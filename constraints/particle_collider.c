@@ -36,3 +36,87 @@ int pbd_collider_contacts_solve(pbd_world *world)
 	}
 	return touching;
 }
+
+// Closest point of the collider's core (a sphere's centre, a capsule's axis) to `point`.
+static pbd_v3 core_point(const pbd_collider *c, pbd_v3 point)
+{
+	if (c->shape.type == PBD_SHAPE_SPHERE)
+		return c->sub_end.p;
+	pbd_v3 axis = quat_rotate(c->sub_end.q, v3(0, 1, 0));
+	float s = clampf(v3_dot(v3_sub(point, c->sub_end.p), axis), -c->shape.half_height, c->shape.half_height);
+	return v3_mad(c->sub_end.p, axis, s);
+}
+
+// Closest point of triangle t to a round collider's core: false when the triangle is out of
+// reach or closest at a vertex (the vertex's own contact handles that); otherwise its
+// barycentric coordinates, the distance to the core and the direction away from it.
+bool pbd_collider_triangle_closest(const pbd_world *w, const pbd_collider *c, int t, double bary[3], float *distance,
+				   pbd_v3 *normal)
+{
+	const uint32_t *v = w->tri + 3 * t;
+	pbd_v3 a = v3_of4(w->p[v[0]]), b = v3_of4(w->p[v[1]]), cc = v3_of4(w->p[v[2]]);
+	float reach = c->shape.radius + w->radius[v[0]];
+	pbd_v3 centroid = v3_scale(v3_add(a, v3_add(b, cc)), 1.0f / 3.0f);
+	float size = maxf(v3_len(v3_sub(a, centroid)), maxf(v3_len(v3_sub(b, centroid)), v3_len(v3_sub(cc, centroid))));
+	pbd_v3 core = core_point(c, centroid);
+	if (v3_len(v3_sub(centroid, core)) > reach + size)
+		return false;
+	pbd_d3 closest = d3(0, 0, 0);
+	for (int pass = 0; pass < 2; ++pass) {  // alternate between the axis and the triangle
+		pbd_point_triangle_distance2(d3_of(core), d3_of(a), d3_of(b), d3_of(cc), bary);
+		closest = d3_add(d3_scale(d3_of(a), bary[0]), d3_add(d3_scale(d3_of(b), bary[1]), d3_scale(d3_of(cc), bary[2])));
+		core = core_point(c, v3((float)closest.x, (float)closest.y, (float)closest.z));
+	}
+	if (bary[0] >= 1.0 || bary[1] >= 1.0 || bary[2] >= 1.0)
+		return false;
+	pbd_v3 out = v3_sub(v3((float)closest.x, (float)closest.y, (float)closest.z), core);
+	*distance = v3_len(out);
+	*normal = *distance > 1e-7f ? v3_scale(out, 1.0f / *distance)
+				    : v3_normalize_or(v3_cross(v3_sub(b, a), v3_sub(cc, a)), v3(0, 1, 0));
+	return true;
+}
+
+// A round collider (sphere, capsule) against the inside of cloth triangles: a stretched
+// triangle can reach over a collider between its vertices, which vertex contacts do not see.
+// C = |closest point of the triangle - core| - (R + r) >= 0; the collider cannot give way,
+// so the triangle's vertices take the correction by barycentric weights.
+static int push_triangles_off(pbd_world *w, const pbd_collider *c)
+{
+	int touching = 0;
+	for (int t = 0; t < w->tri_count; ++t) {
+		const uint32_t *v = w->tri + 3 * t;
+		pbd_v4 *p[3] = {&w->p[v[0]], &w->p[v[1]], &w->p[v[2]]};
+		if (p[0]->w == 0.0f && p[1]->w == 0.0f && p[2]->w == 0.0f)
+			continue;
+		double bary[3];
+		float d;
+		pbd_v3 n;
+		if (!pbd_collider_triangle_closest(w, c, t, bary, &d, &n))
+			continue;
+		float reach = c->shape.radius + w->radius[v[0]];
+		if (d >= reach)
+			continue;
+		float wsum = 0.0f;
+		for (int j = 0; j < 3; ++j)
+			wsum += (float)(bary[j] * bary[j]) * (p[j]->w > 0.0f ? 1.0f : 0.0f);
+		if (wsum <= 0.0f)
+			continue;
+		float dl = (reach - d) / wsum;
+		for (int j = 0; j < 3; ++j)
+			if (p[j]->w > 0.0f)
+				v4_set3(p[j], v3_mad(v3_of4(*p[j]), n, (float)bary[j] * dl));
+		touching++;
+	}
+	return touching;
+}
+
+int pbd_collider_triangles_solve(pbd_world *world)
+{
+	int touching = 0;
+	for (int i = 0; i < world->collider_capacity; ++i) {
+		const pbd_collider *c = &world->colliders[i];
+		if (c->live && (c->shape.type == PBD_SHAPE_SPHERE || c->shape.type == PBD_SHAPE_CAPSULE))
+			touching += push_triangles_off(world, c);
+	}
+	return touching;
+}

@@ -9,11 +9,84 @@
 // triangle and its neighbour.
 #define PBD_INSIDE_TOLERANCE 0.02f
 
+// Moves q along n and the triangle's corners against it by `depth` shared through inverse
+// masses and barycentric weights b, then applies friction to their relative motion.
+static bool push_apart(pbd_world *w, const pbd_vt_contact *c, pbd_v3 n, float depth, const float b[3])
+{
+	const uint32_t *t = w->tri + 3 * c->tri;
+	pbd_v4 *q = &w->p[c->q];
+	pbd_v4 *tv[3] = {&w->p[t[0]], &w->p[t[1]], &w->p[t[2]]};
+	float wsum = q->w + b[0] * b[0] * tv[0]->w + b[1] * b[1] * tv[1]->w + b[2] * b[2] * tv[2]->w;
+	if (wsum <= 0.0f)
+		return false;
+	float dl = depth / wsum;
+	v4_set3(q, v3_mad(v3_of4(*q), n, q->w * dl));
+	for (int j = 0; j < 3; ++j)
+		v4_set3(tv[j], v3_mad(v3_of4(*tv[j]), n, -tv[j]->w * b[j] * dl));
+	// Friction on the motion of q relative to the triangle's point under it.
+	pbd_v3 moved = v3_sub(v3_of4(*q), v3_of4(w->x[c->q]));
+	for (int j = 0; j < 3; ++j)
+		moved = v3_mad(moved, v3_sub(v3_of4(*tv[j]), v3_of4(w->x[t[j]])), -b[j]);
+	pbd_v3 corr = pbd_friction_correction(moved, n, depth, c->static_friction, c->kinetic_friction);
+	float f = 1.0f / wsum;
+	v4_set3(q, v3_mad(v3_of4(*q), corr, q->w * f));
+	for (int j = 0; j < 3; ++j)
+		v4_set3(tv[j], v3_mad(v3_of4(*tv[j]), corr, -tv[j]->w * b[j] * f));
+	return true;
+}
+
+// A free particle (a ball) against the closed triangle: C = |q - closest point| - h >= 0.
+// Cloth vertices leave edges to the edge-edge contacts, but a ball has no edges, and a
+// stretched triangle's edge could otherwise pass through its centre. Over the triangle's
+// face the ball is kept on the side its centre started the substep on, as for a vertex.
+static bool ball_triangle(pbd_world *w, const pbd_vt_contact *c)
+{
+	const uint32_t *t = w->tri + 3 * c->tri;
+	pbd_v3 q = v3_of4(w->p[c->q]);
+	double bary[3];
+	pbd_d3 a = d3_of(v3_of4(w->p[t[0]])), b = d3_of(v3_of4(w->p[t[1]])), cc = d3_of(v3_of4(w->p[t[2]]));
+	pbd_v3 xa = v3_of4(w->x[t[0]]);
+	pbd_v3 xn = v3_cross(v3_sub(v3_of4(w->x[t[1]]), xa), v3_sub(v3_of4(w->x[t[2]]), xa));
+	float side = v3_dot(v3_sub(v3_of4(w->x[c->q]), xa), xn) >= 0.0f ? 1.0f : -1.0f;
+	pbd_d3 nd = d3_cross(d3_sub(b, a), d3_sub(cc, a));
+	double nl = sqrt(d3_len2(nd));
+	if (nl <= 0.0)
+		return false;
+	pbd_v3 face = v3_scale(v3((float)nd.x, (float)nd.y, (float)nd.z), side / (float)nl);
+	float height = v3_dot(v3_sub(q, v3((float)a.x, (float)a.y, (float)a.z)), face);
+	double d2 = pbd_point_triangle_distance2(d3_of(q), a, b, cc, bary);
+	bool over_face = bary[0] > 0.0 && bary[1] > 0.0 && bary[2] > 0.0;
+	pbd_v3 n;
+	float depth;
+	if (over_face || height <= 0.0f) {
+		// Over the face, or behind its plane: back to the side it came from.
+		if (height >= c->thickness)
+			return false;
+		n = face;
+		depth = c->thickness - height;
+		if (!over_face && d2 >= (double)c->thickness * c->thickness)
+			return false;  // behind the plane but off the triangle: not this triangle's business
+	} else {
+		if (d2 >= (double)c->thickness * c->thickness)
+			return false;
+		pbd_d3 closest = d3_add(d3_scale(a, bary[0]), d3_add(d3_scale(b, bary[1]), d3_scale(cc, bary[2])));
+		float d = (float)sqrt(d2);
+		n = v3_scale(v3((float)(q.x - closest.x), (float)(q.y - closest.y), (float)(q.z - closest.z)), 1.0f / d);
+		depth = c->thickness - d;
+	}
+	float b3[3] = {(float)bary[0], (float)bary[1], (float)bary[2]};
+	return push_apart(w, c, n, depth, b3);
+}
+
 int pbd_vertex_triangle_solve(pbd_world *w)
 {
 	int touching = 0;
 	for (int k = 0; k < w->vt_count; ++k) {
 		const pbd_vt_contact *c = &w->vt[k];
+		if (c->ball) {
+			touching += ball_triangle(w, c);
+			continue;
+		}
 		const uint32_t *t = w->tri + 3 * c->tri;
 		pbd_v4 *q = &w->p[c->q], *p0 = &w->p[t[0]], *p1 = &w->p[t[1]], *p2 = &w->p[t[2]];
 		pbd_v3 a = v3_of4(*p0), e1 = v3_sub(v3_of4(*p1), a), e2 = v3_sub(v3_of4(*p2), a);
@@ -50,25 +123,7 @@ int pbd_vertex_triangle_solve(pbd_world *w)
 		float bs = b[0] + b[1] + b[2];
 		for (int j = 0; j < 3; ++j)
 			b[j] /= bs;
-		pbd_v4 *tv[3] = {p0, p1, p2};
-		float wsum = q->w + b[0] * b[0] * p0->w + b[1] * b[1] * p1->w + b[2] * b[2] * p2->w;
-		if (wsum <= 0.0f)
-			continue;
-		touching++;
-		float depth = c->thickness - d;
-		float dl = depth / wsum;
-		v4_set3(q, v3_mad(v3_of4(*q), n, q->w * dl));
-		for (int j = 0; j < 3; ++j)
-			v4_set3(tv[j], v3_mad(v3_of4(*tv[j]), n, -tv[j]->w * b[j] * dl));
-		// Friction on the motion of q relative to the triangle's point under it.
-		pbd_v3 moved = v3_sub(v3_of4(*q), v3_of4(w->x[c->q]));
-		for (int j = 0; j < 3; ++j)
-			moved = v3_mad(moved, v3_sub(v3_of4(*tv[j]), v3_of4(w->x[t[j]])), -b[j]);
-		pbd_v3 corr = pbd_friction_correction(moved, n, depth, c->static_friction, c->kinetic_friction);
-		float f = 1.0f / wsum;
-		v4_set3(q, v3_mad(v3_of4(*q), corr, q->w * f));
-		for (int j = 0; j < 3; ++j)
-			v4_set3(tv[j], v3_mad(v3_of4(*tv[j]), corr, -tv[j]->w * b[j] * f));
+		touching += push_apart(w, c, n, c->thickness - d, b);
 	}
 	return touching;
 }

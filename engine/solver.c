@@ -324,13 +324,25 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 			project(w, inv_h2);
 			t = now_ms();
 			stage[PBD_STAGE_CONSTRAINTS] += t - t2;
-			touching = pbd_collider_contacts_solve(w);
 			vt_touching = pbd_vertex_triangle_solve(w);
 			ee_touching = pbd_edge_edge_solve(w);
 			pp_touching = pbd_particle_particle_solve(w);
+			// Colliders last: they cannot give way, so their contacts have the last word.
+			touching = pbd_collider_contacts_solve(w);
 			t2 = now_ms();
 			stage[PBD_STAGE_CONTACTS] += t2 - t;
 		}
+		// The projection may have dragged particles that were nowhere near a collider into it
+		// (cloth pulled along by a fast collider): look again and push them out once more.
+		t = now_ms();
+		if (w->collider_capacity > 0) {
+			if (!pbd_collider_contacts_find(w))
+				pbd_fail(w, PBD_ERR_OUT_OF_MEMORY, "out of memory for collider contacts; some were skipped");
+			pbd_collider_triangles_solve(w);
+			touching = pbd_collider_contacts_solve(w);
+		}
+		t2 = now_ms();
+		stage[PBD_STAGE_CONTACTS] += t2 - t;
 		t = now_ms();
 		// The projection may have moved a particle out of its region: the guard needs every
 		// pair that the final motion x -> p can bring together.

@@ -64,6 +64,7 @@ typedef struct pbd_vt_contact {
 	float thickness;           // distance kept between the vertex and the triangle
 	float static_friction;
 	float kinetic_friction;
+	bool ball;                 // q is a free particle: kept off the whole closed triangle
 } pbd_vt_contact;
 
 typedef struct pbd_ee_contact {
@@ -222,6 +223,9 @@ void pbd_cloth_refresh_outputs(pbd_world *world, pbd_cloth *cloth);
 // constraints/particle_collider.c: projects the contacts found this substep; returns how
 // many were touching.
 int pbd_collider_contacts_solve(pbd_world *world);
+int pbd_collider_triangles_solve(pbd_world *world);
+bool pbd_collider_triangle_closest(const pbd_world *w, const pbd_collider *c, int t, double bary[3], float *distance,
+				   pbd_v3 *normal);
 // collision/collider_contacts.c: particle-collider pairs that may touch this substep.
 bool pbd_collider_contacts_find(pbd_world *world);
 

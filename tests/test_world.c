@@ -294,7 +294,7 @@ static int scenes_stay_finite(void)
 		const demo_scene *scene = demo_scene_at(s);
 		const char *name = scene->name;
 		bool heavy = strcmp(name, "drape") == 0 || strcmp(name, "fold") == 0 || strcmp(name, "twist") == 0 ||
-			     strcmp(name, "stack") == 0;
+			     strcmp(name, "stack") == 0 || strcmp(name, "bullet") == 0;
 		demo_scene_options o = {heavy ? 16 : 0};
 		pbd_world *w;
 		demo_scene_state st;

@@ -7,6 +7,8 @@
 
 static const float kPi = 3.14159265358979f;
 
+static float clampf(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
 static int resolution(const demo_scene_options *o, int fallback)
 {
 	return o && o->res > 0 ? o->res : fallback;
@@ -234,6 +236,90 @@ static pbd_result create_stack(pbd_world *w, const demo_scene_options *o, demo_s
 	return r;
 }
 
+// Bullet: a trampoline (a horizontal cloth pinned along its whole border) hit by three heavy
+// balls shot straight down at 20, 50 and 100 m/s, one every 0.6 s; beside it a hanging cloth
+// that a kinematic sphere sweeps through at 30 m/s, there and back every second. Balls wait
+// on the floor, out of the way, until their shot.
+enum { BULLET_BALLS = 3 };
+static const float kBulletSpeed[BULLET_BALLS] = {20.0f, 50.0f, 100.0f};
+static const float kBulletTrampoline[3] = {-0.8f, 1.0f, 0.0f};  // centre of the trampoline
+static const float kBulletCurtain[3] = {0.9f, 1.7f, 0.0f};      // middle of the curtain's top edge
+#define BULLET_SWEEP_RADIUS 0.15f
+#define BULLET_SWEEP_SPEED 30.0f
+#define BULLET_SWEEP_HALF_LENGTH 1.2f
+
+static pbd_result create_bullet(pbd_world *w, const demo_scene_options *o, demo_scene_state *s)
+{
+	pbd_result r = add_floor(w, s);
+	if (r != PBD_OK)
+		return r;
+	int res = resolution(o, 32);
+	pbd_cloth_def d = pbd_cloth_def_default();
+	d.grid.res_x = d.grid.res_y = res;
+	d.grid.width = d.grid.height = 1.2f;
+	d.grid.pins = PBD_PIN_EDGE_U0 | PBD_PIN_EDGE_U1 | PBD_PIN_EDGE_V0 | PBD_PIN_EDGE_V1;
+	memcpy(d.position, kBulletTrampoline, sizeof d.position);
+	if ((r = add_cloth(w, s, &d)) != PBD_OK)
+		return r;
+	pbd_cloth_def c = pbd_cloth_def_default();
+	c.grid.res_x = c.grid.res_y = res;
+	c.grid.width = c.grid.height = 1.0f;
+	c.grid.pins = PBD_PIN_EDGE_V0;
+	axis_angle(c.rotation, 1, 0, 0, 90.0f);  // hangs in the plane z = 0, row 0 on top
+	memcpy(c.position, kBulletCurtain, sizeof c.position);
+	c.position[1] -= 0.5f;  // the grid's position is its centre
+	if ((r = add_cloth(w, s, &c)) != PBD_OK)
+		return r;
+	// The swept sphere starts on the -z side of the curtain, level with its middle.
+	if ((r = add_sphere(w, s, kBulletCurtain[0], kBulletCurtain[1] - 0.5f, -BULLET_SWEEP_HALF_LENGTH,
+			    BULLET_SWEEP_RADIUS)) != PBD_OK)
+		return r;
+	pbd_collider_set_friction(w, s->colliders[s->collider_count - 1], 0.1f, 0.1f);
+	// Balls of radius two edge lengths, each as heavy as a third of the trampoline.
+	float edge = d.grid.width / (float)(res - 1);
+	float positions[3 * BULLET_BALLS];
+	pbd_particles_def b = pbd_particles_def_default();
+	b.radius = 2.0f * edge;
+	b.mass = 0.1f;
+	for (int k = 0; k < BULLET_BALLS; ++k) {
+		positions[3 * k] = -2.5f;
+		positions[3 * k + 1] = b.radius;
+		positions[3 * k + 2] = -0.6f + 0.6f * (float)k;
+	}
+	b.count = BULLET_BALLS;
+	b.positions = positions;
+	if ((r = pbd_particles_create(w, &b, &s->particles[0])) != PBD_OK)
+		return r;
+	s->particle_group_count = 1;
+	s->values[0] = 0.0f;  // balls shot so far
+	return PBD_OK;
+}
+
+static void update_bullet(pbd_world *w, demo_scene_state *s, float dt)
+{
+	float t = (float)s->time + dt;  // the end of this step
+	// Shoot the next ball from just above the trampoline, so that it arrives within a step or
+	// two at any speed: the crossing must be caught, not avoided by a slow approach.
+	int shot = (int)s->values[0];
+	if (shot < BULLET_BALLS && s->time >= 0.2 + 0.6 * shot) {
+		float r = pbd_particles_radius(w, s->particles[0]);
+		float x[3] = {kBulletTrampoline[0] + 0.25f * (float)(shot - 1), kBulletTrampoline[1] + 0.3f + r,
+			      kBulletTrampoline[2] + 0.15f * (float)(shot - 1)};
+		float v[3] = {0.0f, -kBulletSpeed[shot], 0.0f};
+		pbd_particles_set(w, s->particles[0], shot, x, v);
+		s->values[0] = (float)(shot + 1);
+	}
+	// The sphere crosses the curtain in 2 * half length / speed seconds, waits, and comes back.
+	float cross = 2.0f * BULLET_SWEEP_HALF_LENGTH / BULLET_SWEEP_SPEED, period = 1.0f;
+	float phase = fmodf(t, 2.0f * period), z;
+	if (phase < period)
+		z = -BULLET_SWEEP_HALF_LENGTH + BULLET_SWEEP_SPEED * clampf(phase - 0.3f, 0.0f, cross);
+	else
+		z = BULLET_SWEEP_HALF_LENGTH - BULLET_SWEEP_SPEED * clampf(phase - period - 0.3f, 0.0f, cross);
+	float position[3] = {kBulletCurtain[0], kBulletCurtain[1] - 0.5f, z}, rotation[4] = {0, 0, 0, 1};
+	pbd_collider_set_pose(w, s->colliders[1], position, rotation);
+}
+
 static const demo_scene scenes[] = {
 	{"hang", "a square cloth pinned at its two top corners", 32, {0.0f, 1.35f, 0.0f}, 2.9f, 25.0f, 12.0f,
 	 create_hang, NULL},
@@ -251,6 +337,8 @@ static const demo_scene scenes[] = {
 	 create_pile, NULL},
 	{"stack", "three cloths dropped onto each other and the floor", 24, {0.0f, 0.2f, 0.0f}, 2.2f, 30.0f, 32.0f,
 	 create_stack, NULL},
+	{"bullet", "balls at 20/50/100 m/s hit a trampoline; a sphere sweeps a curtain at 30 m/s", 32,
+	 {0.3f, 0.8f, 0.0f}, 3.8f, 195.0f, 28.0f, create_bullet, update_bullet},
 };
 
 int demo_scene_count(void) { return (int)(sizeof scenes / sizeof scenes[0]); }

@@ -162,14 +162,21 @@ typedef struct sim_figures {
 	float min_y, max_speed, max_strain;
 } sim_figures;
 
+// Over every cloth vertex and free particle.
 static sim_figures measure(const pbd_world *w, const demo_scene_state *s)
 {
 	sim_figures f = {1, INFINITY, 0.0f, pbd_world_get_stats(w).max_stretch_error};
-	for (int c = 0; c < s->cloth_count; ++c) {
+	for (int c = 0; c < s->cloth_count + s->particle_group_count; ++c) {
 		int n = 0;
-		const float *x = pbd_cloth_positions(w, s->cloths[c], &n);
-		const float *v = pbd_cloth_velocities(w, s->cloths[c], NULL);
-		for (int i = 0; i < n; ++i) {
+		const float *x, *v;
+		if (c < s->cloth_count) {
+			x = pbd_cloth_positions(w, s->cloths[c], &n);
+			v = pbd_cloth_velocities(w, s->cloths[c], NULL);
+		} else {
+			x = pbd_particles_positions(w, s->particles[c - s->cloth_count], &n);
+			v = pbd_particles_velocities(w, s->particles[c - s->cloth_count], NULL);
+		}
+		for (int i = 0; x && v && i < n; ++i) {
 			for (int k = 0; k < 3; ++k)
 				if (!isfinite(x[3 * i + k]) || !isfinite(v[3 * i + k]))
 					f.finite = 0;
@@ -178,6 +185,8 @@ static sim_figures measure(const pbd_world *w, const demo_scene_state *s)
 							       v[3 * i + 2] * v[3 * i + 2]));
 		}
 	}
+	if (!isfinite(f.min_y))
+		f.min_y = 0.0f;  // nothing to measure: JSON has no infinity
 	return f;
 }
 

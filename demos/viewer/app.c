@@ -136,7 +136,8 @@ static void draw_overlay(app *a)
 	y += line;
 	renderer_text(r, x, y, scale, counts, dim);
 	y += line;
-	snprintf(text, sizeof text, "max stretch %.2f%%", 100.0 * a->stats.max_stretch_error);
+	snprintf(text, sizeof text, "max stretch %.2f%%   ccd: %lld pairs tested, %lld crossings caught",
+		 100.0 * a->stats.max_stretch_error, (long long)a->stats.ccd_pairs_tested, (long long)a->stats.ccd_hits);
 	renderer_text(r, x, y, scale, text, dim);
 	y += line * 1.4f;
 	for (int i = 0; i < np; ++i, y += line)
