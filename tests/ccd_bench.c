@@ -246,9 +246,29 @@ static int usage(const char *why)
 	return 2;
 }
 
+static void free_files(query_file *files, int count)
+{
+	for (int i = 0; i < count; ++i)
+		free(files[i].queries);
+	free(files);
+}
+
+static int run(int argc, char **argv, query_file *files, int *file_count_out);
+
 int main(int argc, char **argv)
 {
 	query_file *files = calloc((size_t)argc, sizeof *files);
+	if (!files)
+		return 2;
+	int file_count = 0;
+	int code = run(argc, argv, files, &file_count);
+	free_files(files, file_count);
+	return code;
+}
+
+// Parses the arguments, reads every file, runs them; files are freed by the caller.
+static int run(int argc, char **argv, query_file *files, int *file_count_out)
+{
 	int file_count = 0;
 	method m = METHOD_REFINED;
 	double min_distance = 0.0;
@@ -258,6 +278,7 @@ int main(int argc, char **argv)
 		if ((!strcmp(a, "--vf") || !strcmp(a, "--ee")) && has_value) {
 			files[file_count].path = argv[++i];
 			files[file_count++].edge_edge = !strcmp(a, "--ee");
+			*file_count_out = file_count;
 		} else if (!strcmp(a, "--method") && has_value) {
 			const char *v = argv[++i];
 			if (!strcmp(v, "refined"))
@@ -300,9 +321,6 @@ int main(int argc, char **argv)
 		sum += all.us[i];
 	printf("queries=%ld collisions=%ld false_negatives=%ld false_positives=%ld us_per_query=%.3f\n", all.queries,
 	       all.collisions, all.false_negatives, all.false_positives, sum / (double)all.queries);
-	for (int i = 0; i < file_count; ++i)
-		free(files[i].queries);
-	free(files);
 	free(all.us);
 	return 0;
 }
