@@ -45,8 +45,8 @@ static void sweep_particle(pbd_world *w, const pbd_collider *c, int i)
 	enum { MAX_ADVANCES = 48 };
 	float radius = w->radius[i];
 	pbd_v3 l0 = to_local(&c->sub_start, v3_of4(w->x[i])), l1 = to_local(&c->sub_end, v3_of4(w->p[i]));
-	pbd_v3 n0, n1, ne;
-	float phi = local_distance(&c->shape, l0, &n0) - radius;
+	pbd_v3 n1, ne;
+	float phi = local_distance(&c->shape, l0, &ne) - radius;
 	if (phi <= 0.0f)
 		return;  // already touching: the ordinary contact keeps it on its side
 	float length = v3_len(v3_sub(l1, l0));

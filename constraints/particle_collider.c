@@ -50,8 +50,8 @@ static pbd_v3 core_point(const pbd_collider *c, pbd_v3 point)
 // Closest point of triangle t to a round collider's core: false when the triangle is out of
 // reach or closest at a vertex (the vertex's own contact handles that); otherwise its
 // barycentric coordinates, the distance to the core and the direction away from it.
-bool pbd_collider_triangle_closest(const pbd_world *w, const pbd_collider *c, int t, double bary[3], float *distance,
-				   pbd_v3 *normal)
+static bool triangle_closest(const pbd_world *w, const pbd_collider *c, int t, double bary[3], float *distance,
+			     pbd_v3 *normal)
 {
 	const uint32_t *v = w->tri + 3 * t;
 	pbd_v3 a = v3_of4(w->p[v[0]]), b = v3_of4(w->p[v[1]]), cc = v3_of4(w->p[v[2]]);
@@ -91,7 +91,7 @@ static int push_triangles_off(pbd_world *w, const pbd_collider *c)
 		double bary[3];
 		float d;
 		pbd_v3 n;
-		if (!pbd_collider_triangle_closest(w, c, t, bary, &d, &n))
+		if (!triangle_closest(w, c, t, bary, &d, &n))
 			continue;
 		float reach = c->shape.radius + w->radius[v[0]];
 		if (d >= reach)

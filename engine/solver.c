@@ -343,7 +343,7 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 		}
 		t2 = now_ms();
 		stage[PBD_STAGE_CONTACTS] += t2 - t;
-		t = now_ms();
+		t = t2;
 		// The projection may have moved a particle out of its region: the guard needs every
 		// pair that the final motion x -> p can bring together.
 		if (!pbd_pairs_covered(w)) {

@@ -224,8 +224,6 @@ void pbd_cloth_refresh_outputs(pbd_world *world, pbd_cloth *cloth);
 // many were touching.
 int pbd_collider_contacts_solve(pbd_world *world);
 int pbd_collider_triangles_solve(pbd_world *world);
-bool pbd_collider_triangle_closest(const pbd_world *w, const pbd_collider *c, int t, double bary[3], float *distance,
-				   pbd_v3 *normal);
 // collision/collider_contacts.c: particle-collider pairs that may touch this substep.
 bool pbd_collider_contacts_find(pbd_world *world);
 

@@ -253,19 +253,6 @@ static void free_files(query_file *files, int count)
 	free(files);
 }
 
-static int run(int argc, char **argv, query_file *files, int *file_count_out);
-
-int main(int argc, char **argv)
-{
-	query_file *files = calloc((size_t)argc, sizeof *files);
-	if (!files)
-		return 2;
-	int file_count = 0;
-	int code = run(argc, argv, files, &file_count);
-	free_files(files, file_count);
-	return code;
-}
-
 // Parses the arguments, reads every file, runs them; files are freed by the caller.
 static int run(int argc, char **argv, query_file *files, int *file_count_out)
 {
@@ -323,4 +310,15 @@ static int run(int argc, char **argv, query_file *files, int *file_count_out)
 	       all.collisions, all.false_negatives, all.false_positives, sum / (double)all.queries);
 	free(all.us);
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	query_file *files = calloc((size_t)argc, sizeof *files);
+	if (!files)
+		return 2;
+	int file_count = 0;
+	int code = run(argc, argv, files, &file_count);
+	free_files(files, file_count);
+	return code;
 }
