@@ -27,16 +27,14 @@ static inline int cell_of(float v, float inv_cell)
 	return (int)floorf(v * inv_cell);
 }
 
+// Grows an array keeping its contents: the scratch buckets grow while they are being filled.
 static bool grow_u32(pbd_world *w, uint32_t **a, int *capacity, int need)
 {
 	if (need <= *capacity)
 		return true;
 	int cap = maxi(need, *capacity * 2);
-	uint32_t *fresh = pbd_alloc_array(w, (size_t)cap, sizeof *fresh);
-	if (!fresh)
+	if (!pbd_grow_array(w, (void **)a, (size_t)*capacity, (size_t)cap, sizeof **a))
 		return false;
-	pbd_free_array(w, *a, (size_t)*capacity, sizeof **a);
-	*a = fresh;
 	*capacity = cap;
 	return true;
 }

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "../engine/world.h"
 #include "intersect_check.h"
 #include "scenes.h"
 #include "test.h"
@@ -254,12 +255,66 @@ static int kinematic_box_friction(void)
 	return 0;
 }
 
+// The spatial hash finds every box that overlaps a query, also when its scratch storage grows
+// while it is being filled (a build once lost the entries written before each growth, and
+// with them contact pairs, when a fast body made boxes span many cells). Small boxes, one per
+// cell, then large ones that force the growth; each small box must find itself and its
+// neighbours exactly as a brute-force overlap test does.
+typedef struct grid_hits {
+	const pbd_aabb *boxes;
+	pbd_aabb query;
+	int found;
+	bool wrong;
+} grid_hits;
+
+static void count_grid_hit(uint32_t id, void *user)
+{
+	grid_hits *h = user;
+	pbd_aabb b = h->boxes[id];
+	h->wrong |= !(b.lo.x <= h->query.hi.x && h->query.lo.x <= b.hi.x && b.lo.y <= h->query.hi.y &&
+		      h->query.lo.y <= b.hi.y && b.lo.z <= h->query.hi.z && h->query.lo.z <= b.hi.z);
+	h->found++;
+}
+
+static int grid_finds_every_overlap(void)
+{
+	pbd_world_def def = pbd_world_def_default();
+	pbd_world *w;
+	CHECK_OK(pbd_world_create(&def, &w));
+	enum { SMALL = 200, LARGE = 8, COUNT = SMALL + LARGE };
+	pbd_aabb boxes[COUNT];
+	for (int i = 0; i < SMALL; ++i) {
+		float x = (float)(i % 20) + 0.25f, y = (float)(i / 20) + 0.25f;
+		boxes[i] = (pbd_aabb){{x, y, 0.25f}, {x + 0.5f, y + 0.5f, 0.75f}};
+	}
+	for (int i = 0; i < LARGE; ++i)  // 7 x 7 x 1 cells each, far away from the small ones
+		boxes[SMALL + i] = (pbd_aabb){{100.0f + 10.0f * (float)i, 0.1f, 0.1f}, {106.9f + 10.0f * (float)i, 6.9f, 0.9f}};
+	pbd_grid grid = {0};
+	CHECK(pbd_grid_build(w, &grid, boxes, COUNT, 1.0f));
+	for (int i = 0; i < COUNT; ++i) {
+		grid_hits h = {boxes, boxes[i], 0, false};
+		pbd_grid_query(&grid, boxes, boxes[i], count_grid_hit, &h);
+		int expected = 0;
+		for (int j = 0; j < COUNT; ++j) {
+			grid_hits one = {boxes, boxes[i], 0, false};
+			count_grid_hit((uint32_t)j, &one);
+			expected += !one.wrong;
+		}
+		if (h.found != expected || h.wrong)
+			fprintf(stderr, "box %d: found %d, expected %d\n", i, h.found, expected);
+		CHECK(h.found == expected && !h.wrong);
+	}
+	pbd_grid_free(w, &grid);
+	pbd_world_destroy(w);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const test_case cases[] = {
 		TEST(checker_sees_crossing),  TEST(drape_no_intersections),      TEST(fold_no_intersections),
 		TEST(stack_no_intersections), TEST(drape_clears_sphere),         TEST(pile_rests_and_friction_steepens),
-		TEST(particles_conserve_momentum), TEST(kinematic_box_friction),
+		TEST(particles_conserve_momentum), TEST(kinematic_box_friction), TEST(grid_finds_every_overlap),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }
