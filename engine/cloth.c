@@ -570,6 +570,7 @@ void pbd_body_remove(pbd_world *world, pbd_cloth *c)
 	for (int i = 0; i < world->cloth_capacity; ++i)
 		if (world->cloths[i].live && world->cloths[i].first > first)
 			world->cloths[i].first -= count;
+	pbd_attachments_remove_body(world, (uint32_t)(c - world->cloths));
 	pbd_cloth_release_all(world, c);
 	world->contact_count = 0;
 	world->vt_count = world->ee_count = world->pp_count = 0;

@@ -88,3 +88,16 @@ pbd_collider_def pbd_collider_def_default(void)
 		.internal_cookie = PBD_COOKIE,
 	};
 }
+
+pbd_attachment_def pbd_attachment_def_default(void)
+{
+	return (pbd_attachment_def){
+		.cloth = {0, 0},
+		.vertices = NULL,
+		.vertex_count = 0,
+		.position = {0.0f, 0.0f, 0.0f},
+		.rotation = {0.0f, 0.0f, 0.0f, 1.0f},
+		.compliance = 0.0f,
+		.internal_cookie = PBD_COOKIE,
+	};
+}

@@ -271,6 +271,7 @@ static void finalize(pbd_world *w, float dt)
 	for (int i = 0; i < w->particle_count; ++i)
 		if (w->pinned[i])
 			w->pin_from[i] = w->pin_to[i];
+	pbd_attachments_end_step(w);
 	for (int i = 0; i < w->collider_capacity; ++i)
 		w->colliders[i].pose_start = w->colliders[i].sub_start = w->colliders[i].sub_end = w->colliders[i].pose_end;
 }
@@ -307,6 +308,7 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 			c->sub_end = pose_lerp(c->pose_start, c->pose_end, t1);
 		}
 		predict(w, air, h, t1);
+		pbd_attachments_substep(w, t1);
 		double t2 = now_ms();
 		stage[PBD_STAGE_PREDICT] += t2 - t;
 		// Out of memory while growing contact lists: keep what was found and say so.
@@ -319,9 +321,11 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 		t2 = now_ms();
 		stage[PBD_STAGE_NARROW_PHASE] += t2 - t;
 		reset_multipliers(w);
+		pbd_attachments_reset(w);
 		for (int it = 0; it < iterations; ++it) {
 			t2 = now_ms();
 			project(w, inv_h2);
+			pbd_attachments_solve(w, inv_h2);
 			t = now_ms();
 			stage[PBD_STAGE_CONSTRAINTS] += t - t2;
 			vt_touching = pbd_vertex_triangle_solve(w);

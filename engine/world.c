@@ -71,6 +71,7 @@ void pbd_world_destroy(pbd_world *world)
 	pbd_free_array(world, world->colliders, (size_t)world->collider_capacity, sizeof *world->colliders);
 	pbd_free_array(world, world->contacts, (size_t)world->contact_capacity, sizeof *world->contacts);
 	pbd_pairs_free(world);
+	pbd_attachments_free(world);
 	pbd_world copy = *world;
 	pbd_free(&copy, world, sizeof *world);
 }

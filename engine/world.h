@@ -31,6 +31,23 @@ typedef struct pbd_collider {
 	float kinetic_friction;
 } pbd_collider;
 
+// Cloth vertices held to a frame the game moves (engine/attachment.c). Vertices are named
+// by their index in the cloth, so they survive other cloths being removed.
+typedef struct pbd_attachment {
+	uint32_t generation;
+	bool live;
+	uint32_t body;             // body slot of the cloth
+	uint32_t body_generation;
+	int count;
+	uint32_t *vertices;        // cloth-local vertex indices
+	pbd_v3 *offset;            // each vertex's place in the frame
+	float *lambda;             // XPBD multipliers of the springs, reset each substep
+	float compliance;          // 0: kinematic
+	pbd_pose pose_start;       // frame at the start of the step and where the step takes it
+	pbd_pose pose_end;
+	pbd_pose sub_end;          // frame at the end of the current substep
+} pbd_attachment;
+
 // A body: a cloth, or a group of free particles (kind). Both live in one table so that
 // particles of every body share the world's flat arrays and the contact code.
 typedef enum pbd_body_kind {
@@ -123,6 +140,8 @@ struct pbd_world {
 	int cloth_capacity;
 	pbd_collider *colliders;
 	int collider_capacity;
+	pbd_attachment *attachments;
+	int attachment_capacity;
 
 	// Particles of every cloth, in cloth order.
 	int particle_count;
@@ -226,6 +245,16 @@ int pbd_collider_contacts_solve(pbd_world *world);
 int pbd_collider_triangles_solve(pbd_world *world);
 // collision/collider_contacts.c: particle-collider pairs that may touch this substep.
 bool pbd_collider_contacts_find(pbd_world *world);
+
+// engine/attachment.c: frames at the end of the substep ending at t1 (fraction of the step);
+// kinematic vertices are placed there. Attachments of a removed body go with it.
+void pbd_attachments_substep(pbd_world *world, float t1);
+void pbd_attachments_end_step(pbd_world *world);
+void pbd_attachments_remove_body(pbd_world *world, uint32_t body);
+void pbd_attachments_free(pbd_world *world);
+// constraints/attachment.c: the springs of compliant attachments.
+void pbd_attachments_solve(pbd_world *world, float inv_h2);
+void pbd_attachments_reset(pbd_world *world);
 
 // engine/topology.c
 bool pbd_topology_update(pbd_world *world);

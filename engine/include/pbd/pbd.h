@@ -426,6 +426,55 @@ PBD_API pbd_result pbd_collider_set_friction(pbd_world *world, pbd_collider_id i
 /// The collider's current definition (its pose as now).
 PBD_API pbd_result pbd_collider_get_def(const pbd_world *world, pbd_collider_id id, pbd_collider_def *out);
 
+
+// ---------------------------------------------------------------------------------------------
+// Attachments: cloth vertices held to a frame the game moves (a cape on a character's
+// shoulders, a flag on a pole, a curtain on a rail).
+
+/// Attachment handle, same scheme as pbd_cloth_id.
+typedef struct pbd_attachment_id {
+	uint32_t index1;
+	uint32_t generation;
+} pbd_attachment_id;
+
+/// Get one from pbd_attachment_def_default(). The vertices keep, in the frame, the offsets
+/// they have now from the frame's pose (position, rotation); when the game moves the frame
+/// (pbd_attachment_set_pose) they go with it.
+typedef struct pbd_attachment_def {
+	pbd_cloth_id cloth;
+	const uint32_t *vertices;  ///< vertex_count indices into the cloth's vertices; copied
+	int vertex_count;          ///< 1..the cloth's vertex count
+	float position[3];         ///< the frame's position now, m. Default the origin.
+	float rotation[4];         ///< the frame's orientation now, unit quaternion (x, y, z, w)
+	/// Compliance in m/N of the spring that holds each vertex to its place, >= 0. 0 (the
+	/// default) holds it exactly: the vertex becomes kinematic and follows the frame along
+	/// its rigid path through the substeps. Above 0 the vertex keeps its mass and is pulled
+	/// towards its place by an XPBD zero-length spring (1e-4 gives a few millimetres of give
+	/// for a light cloth).
+	float compliance;
+	int internal_cookie;
+} pbd_attachment_def;
+
+PBD_API pbd_attachment_def pbd_attachment_def_default(void);
+/// Attaches the vertices. A vertex may be held exactly by one attachment only
+/// (PBD_ERR_REPEATED_INDEX otherwise). Destroying the cloth destroys its attachments (their
+/// ids become stale).
+PBD_API pbd_result pbd_attachment_create(pbd_world *world, const pbd_attachment_def *def, pbd_attachment_id *out_id);
+/// Releases the vertices: they keep their position and velocity and get their mass back.
+PBD_API pbd_result pbd_attachment_destroy(pbd_world *world, pbd_attachment_id id);
+/// Moves the frame: it reaches the pose at the end of the next step, moving smoothly (linear
+/// in position, normalised-linear in rotation) through the substeps. Call every frame.
+PBD_API pbd_result pbd_attachment_set_pose(pbd_world *world, pbd_attachment_id id, const float position[3],
+					   const float rotation[4]);
+/// Changes the compliance (>= 0) at run time; 0 makes the vertices kinematic, above 0 frees
+/// them to the spring.
+PBD_API pbd_result pbd_attachment_set_compliance(pbd_world *world, pbd_attachment_id id, float compliance);
+/// Where the frame holds its index-th vertex at the end of the last step (world
+/// coordinates, m): the frame's pose applied to the vertex's offset.
+PBD_API pbd_result pbd_attachment_get_target(const pbd_world *world, pbd_attachment_id id, int index, float out[3]);
+/// PBD_OK for a live attachment of this world, else PBD_ERR_STALE_ID or PBD_ERR_UNKNOWN_ID.
+PBD_API pbd_result pbd_attachment_check(const pbd_world *world, pbd_attachment_id id);
+
 #ifdef __cplusplus
 }
 #endif

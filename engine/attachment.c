@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: MIT
+// Attachment table: cloth vertices held to frames the game moves.
+#include <string.h>
+
+#include "world.h"
+
+static pbd_v3 pose_apply(pbd_pose pose, pbd_v3 local) { return v3_add(quat_rotate(pose.q, local), pose.p); }
+
+static pbd_result check_frame(pbd_world *w, const float position[3], const float rotation[4], pbd_pose *out)
+{
+	if (!position || !rotation)
+		return pbd_fail(w, PBD_ERR_NULL_ARGUMENT, "attachment position or rotation is NULL");
+	if (!pbd_finite_n(position, 3) || !pbd_finite_n(rotation, 4))
+		return pbd_fail(w, PBD_ERR_NOT_FINITE, "attachment pose is NaN or infinite");
+	pbd_quat q = quat_load(rotation);
+	float l = sqrtf(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+	if (!(l > 1e-6f))
+		return pbd_fail(w, PBD_ERR_ZERO_NORMAL, "attachment rotation quaternion has zero length");
+	out->p = v3_load(position);
+	out->q = (pbd_quat){q.x / l, q.y / l, q.z / l, q.w / l};
+	return PBD_OK;
+}
+
+static pbd_result check_compliance(pbd_world *w, float compliance)
+{
+	if (!isfinite(compliance))
+		return pbd_fail(w, PBD_ERR_NOT_FINITE, "attachment compliance is NaN or infinite");
+	if (compliance < 0.0f)
+		return pbd_fail(w, PBD_ERR_NEGATIVE, "attachment compliance must be >= 0, got %g", (double)compliance);
+	return PBD_OK;
+}
+
+static pbd_attachment *lookup(const pbd_world *world, pbd_attachment_id id, pbd_result *why)
+{
+	pbd_result r = PBD_ERR_NULL_ARGUMENT;
+	pbd_attachment *a = NULL;
+	if (world) {
+		bool in_range = id.index1 >= 1 && id.index1 <= (uint32_t)world->attachment_capacity;
+		const pbd_attachment *slot = in_range ? &world->attachments[id.index1 - 1] : NULL;
+		r = pbd_check_slot(id.index1, id.generation, world->attachment_capacity, slot && slot->live,
+				   slot ? slot->generation : 0);
+		if (r == PBD_OK)
+			a = &world->attachments[id.index1 - 1];
+	}
+	if (why)
+		*why = r;
+	return a;
+}
+
+static pbd_attachment *get_attachment(const pbd_world *world, pbd_attachment_id id, pbd_result *why)
+{
+	pbd_attachment *a = lookup(world, id, why);
+	if (!a && world)
+		pbd_fail((pbd_world *)world, *why, "attachment id {%u, %u} is %s", id.index1, id.generation,
+			 *why == PBD_ERR_STALE_ID ? "stale (the attachment or its cloth was destroyed)"
+						  : "not an attachment of this world");
+	return a;
+}
+
+// Whether another live kinematic attachment already holds vertex v of this body.
+static bool held_elsewhere(const pbd_world *w, const pbd_attachment *self, uint32_t body, uint32_t v)
+{
+	for (int i = 0; i < w->attachment_capacity; ++i) {
+		const pbd_attachment *a = &w->attachments[i];
+		if (a == self || !a->live || a->body != body || a->compliance > 0.0f)
+			continue;
+		for (int k = 0; k < a->count; ++k)
+			if (a->vertices[k] == v)
+				return true;
+	}
+	return false;
+}
+
+static void make_kinematic(pbd_world *w, const pbd_attachment *a)
+{
+	const pbd_cloth *c = &w->cloths[a->body];
+	for (int k = 0; k < a->count; ++k) {
+		int i = c->first + (int)a->vertices[k];
+		w->pinned[i] = 1;
+		w->x[i].w = w->p[i].w = 0.0f;
+		w->v[i] = v3(0, 0, 0);
+		w->pin_from[i] = w->pin_to[i] = v3_of4(w->x[i]);
+	}
+}
+
+static void release(pbd_world *w, const pbd_attachment *a)
+{
+	const pbd_cloth *c = &w->cloths[a->body];
+	for (int k = 0; k < a->count; ++k) {
+		int i = c->first + (int)a->vertices[k];
+		w->pinned[i] = 0;
+		w->x[i].w = w->p[i].w = w->inv_mass_free[i];
+	}
+}
+
+static void free_arrays(pbd_world *w, pbd_attachment *a)
+{
+	size_t n = (size_t)a->count;
+	pbd_free_array(w, a->vertices, n, sizeof *a->vertices);
+	pbd_free_array(w, a->offset, n, sizeof *a->offset);
+	pbd_free_array(w, a->lambda, n, sizeof *a->lambda);
+	a->vertices = NULL;
+	a->offset = NULL;
+	a->lambda = NULL;
+	a->live = false;
+}
+
+static int free_slot(pbd_world *w)
+{
+	for (int i = 0; i < w->attachment_capacity; ++i)
+		if (!w->attachments[i].live)
+			return i;
+	int cap = maxi(4, w->attachment_capacity * 2);
+	if (!pbd_grow_array(w, (void **)&w->attachments, (size_t)w->attachment_capacity, (size_t)cap,
+			    sizeof *w->attachments))
+		return -1;
+	int slot = w->attachment_capacity;
+	w->attachment_capacity = cap;
+	return slot;
+}
+
+pbd_result pbd_attachment_create(pbd_world *world, const pbd_attachment_def *def, pbd_attachment_id *out_id)
+{
+	if (out_id)
+		*out_id = (pbd_attachment_id){0, 0};
+	if (!world || !def || !out_id)
+		return pbd_fail(world, PBD_ERR_NULL_ARGUMENT, "pbd_attachment_create needs a world, a def and an out id");
+	if (def->internal_cookie != PBD_COOKIE)
+		return pbd_fail(world, PBD_ERR_BAD_DEF, "attachment def was not made by pbd_attachment_def_default()");
+	pbd_result r;
+	pbd_cloth *c = pbd_cloth_lookup(world, def->cloth, &r);
+	if (!c)
+		return pbd_fail(world, r, "attachment cloth id {%u, %u} is %s", def->cloth.index1, def->cloth.generation,
+				r == PBD_ERR_STALE_ID ? "stale" : "not a cloth of this world");
+	if (!def->vertices)
+		return pbd_fail(world, PBD_ERR_NULL_ARGUMENT, "attachment vertices is NULL");
+	if (def->vertex_count < 1 || def->vertex_count > c->count)
+		return pbd_fail(world, PBD_ERR_BAD_COUNT, "attachment vertex_count must be 1..%d, got %d", c->count,
+				def->vertex_count);
+	pbd_pose pose;
+	if ((r = check_frame(world, def->position, def->rotation, &pose)) != PBD_OK ||
+	    (r = check_compliance(world, def->compliance)) != PBD_OK)
+		return r;
+	uint32_t body = (uint32_t)(c - world->cloths);
+	for (int k = 0; k < def->vertex_count; ++k) {
+		uint32_t v = def->vertices[k];
+		if (v >= (uint32_t)c->count)
+			return pbd_fail(world, PBD_ERR_INDEX_OUT_OF_RANGE, "attached vertex %u of %d is out of range", v, c->count);
+		for (int j = 0; j < k; ++j)
+			if (def->vertices[j] == v)
+				return pbd_fail(world, PBD_ERR_REPEATED_INDEX, "vertex %u is attached twice", v);
+		if (def->compliance == 0.0f && held_elsewhere(world, NULL, body, v))
+			return pbd_fail(world, PBD_ERR_REPEATED_INDEX, "vertex %u is already held by another attachment", v);
+	}
+	int slot = free_slot(world);
+	if (slot < 0)
+		return pbd_fail(world, PBD_ERR_OUT_OF_MEMORY, "out of memory for attachments");
+	pbd_attachment a = {0};
+	size_t n = (size_t)def->vertex_count;
+	a.count = def->vertex_count;
+	a.vertices = pbd_alloc_array(world, n, sizeof *a.vertices);
+	a.offset = pbd_alloc_array(world, n, sizeof *a.offset);
+	a.lambda = pbd_alloc_array(world, n, sizeof *a.lambda);
+	if (!a.vertices || !a.offset || !a.lambda) {
+		free_arrays(world, &a);
+		return pbd_fail(world, PBD_ERR_OUT_OF_MEMORY, "out of memory for %d attached vertices", a.count);
+	}
+	pbd_quat inverse = quat_conj(pose.q);
+	for (int k = 0; k < a.count; ++k) {
+		a.vertices[k] = def->vertices[k];
+		pbd_v3 x = v3_of4(world->x[c->first + (int)a.vertices[k]]);
+		a.offset[k] = quat_rotate(inverse, v3_sub(x, pose.p));
+	}
+	a.body = body;
+	a.body_generation = c->generation;
+	a.compliance = def->compliance;
+	a.pose_start = a.pose_end = a.sub_end = pose;
+	a.generation = world->attachments[slot].generation + 1;
+	a.live = true;
+	world->attachments[slot] = a;
+	if (a.compliance == 0.0f)
+		make_kinematic(world, &world->attachments[slot]);
+	*out_id = (pbd_attachment_id){(uint32_t)slot + 1, a.generation};
+	return PBD_OK;
+}
+
+pbd_result pbd_attachment_destroy(pbd_world *world, pbd_attachment_id id)
+{
+	pbd_result r;
+	pbd_attachment *a = get_attachment(world, id, &r);
+	if (!a)
+		return r;
+	if (a->compliance == 0.0f)
+		release(world, a);
+	free_arrays(world, a);
+	return PBD_OK;
+}
+
+pbd_result pbd_attachment_check(const pbd_world *world, pbd_attachment_id id)
+{
+	pbd_result r;
+	lookup(world, id, &r);
+	return r;
+}
+
+pbd_result pbd_attachment_set_pose(pbd_world *world, pbd_attachment_id id, const float position[3],
+				   const float rotation[4])
+{
+	pbd_result r;
+	pbd_attachment *a = get_attachment(world, id, &r);
+	if (!a)
+		return r;
+	pbd_pose pose;
+	if ((r = check_frame(world, position, rotation, &pose)) != PBD_OK)
+		return r;
+	a->pose_end = pose;
+	return PBD_OK;
+}
+
+pbd_result pbd_attachment_set_compliance(pbd_world *world, pbd_attachment_id id, float compliance)
+{
+	pbd_result r;
+	pbd_attachment *a = get_attachment(world, id, &r);
+	if (!a)
+		return r;
+	if ((r = check_compliance(world, compliance)) != PBD_OK)
+		return r;
+	if (compliance == 0.0f && a->compliance > 0.0f) {
+		for (int k = 0; k < a->count; ++k)
+			if (held_elsewhere(world, a, a->body, a->vertices[k]))
+				return pbd_fail(world, PBD_ERR_REPEATED_INDEX,
+						"vertex %u is already held by another attachment", a->vertices[k]);
+		a->compliance = 0.0f;
+		make_kinematic(world, a);
+	} else if (compliance > 0.0f && a->compliance == 0.0f) {
+		release(world, a);
+		a->compliance = compliance;
+	} else {
+		a->compliance = compliance;
+	}
+	return PBD_OK;
+}
+
+pbd_result pbd_attachment_get_target(const pbd_world *world, pbd_attachment_id id, int index, float out[3])
+{
+	pbd_result r;
+	pbd_attachment *a = get_attachment(world, id, &r);
+	if (!a)
+		return r;
+	if (!out)
+		return pbd_fail((pbd_world *)world, PBD_ERR_NULL_ARGUMENT, "out is NULL");
+	if (index < 0 || index >= a->count)
+		return pbd_fail((pbd_world *)world, PBD_ERR_INDEX_OUT_OF_RANGE, "attachment index %d of %d is out of range",
+				index, a->count);
+	v3_store(out, pose_apply(a->pose_start, a->offset[index]));
+	return PBD_OK;
+}
+
+void pbd_attachments_substep(pbd_world *w, float t1)
+{
+	for (int s = 0; s < w->attachment_capacity; ++s) {
+		pbd_attachment *a = &w->attachments[s];
+		if (!a->live)
+			continue;
+		a->sub_end = (pbd_pose){v3_lerp(a->pose_start.p, a->pose_end.p, t1), quat_nlerp(a->pose_start.q, a->pose_end.q, t1)};
+		if (a->compliance > 0.0f)
+			continue;
+		// Kinematic: on the frame's rigid path, which a straight pin path would cut short
+		// when the frame turns.
+		const pbd_cloth *c = &w->cloths[a->body];
+		for (int k = 0; k < a->count; ++k) {
+			int i = c->first + (int)a->vertices[k];
+			pbd_v3 target = pose_apply(a->sub_end, a->offset[k]);
+			v4_set3(&w->p[i], target);
+			w->pin_from[i] = w->pin_to[i] = target;
+		}
+	}
+}
+
+void pbd_attachments_end_step(pbd_world *w)
+{
+	for (int s = 0; s < w->attachment_capacity; ++s)
+		if (w->attachments[s].live)
+			w->attachments[s].pose_start = w->attachments[s].sub_end = w->attachments[s].pose_end;
+}
+
+void pbd_attachments_remove_body(pbd_world *w, uint32_t body)
+{
+	for (int s = 0; s < w->attachment_capacity; ++s)
+		if (w->attachments[s].live && w->attachments[s].body == body)
+			free_arrays(w, &w->attachments[s]);
+}
+
+void pbd_attachments_free(pbd_world *w)
+{
+	for (int s = 0; s < w->attachment_capacity; ++s)
+		if (w->attachments[s].live)
+			free_arrays(w, &w->attachments[s]);
+	pbd_free_array(w, w->attachments, (size_t)w->attachment_capacity, sizeof *w->attachments);
+	w->attachments = NULL;
+	w->attachment_capacity = 0;
+}

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: MIT
+// Attachments: vertices follow a moving frame (exactly, or through a spring of known
+// compliance), release and re-attach at run time, stale ids and bad input are rejected.
+#include "test.h"
+
+static const float kDt = 1.0f / 60.0f;
+
+static int make_world(pbd_world **w)
+{
+	pbd_world_def wd = pbd_world_def_default();
+	CHECK_OK(pbd_world_create(&wd, w));
+	return 0;
+}
+
+// A 16 x 16 cloth, 1 m square, hanging in the plane z = 0 from y = 2.5 m to 1.5 m: a quarter
+// turn about x points the grid's v axis down, so row j = 0 (vertices 0..15) is the top.
+static int hanging_cloth(pbd_world *w, pbd_cloth_id *cloth)
+{
+	pbd_cloth_def cd = pbd_cloth_def_default();
+	cd.grid.res_x = cd.grid.res_y = 16;
+	cd.position[1] = 2.0f;
+	float s = sqrtf(0.5f);
+	cd.rotation[0] = s;
+	cd.rotation[3] = s;
+	CHECK_OK(pbd_cloth_create(w, &cd, cloth));
+	return 0;
+}
+
+// Rotation by angle about y as (x, y, z, w).
+static void yaw(float angle, float q[4])
+{
+	q[0] = 0.0f;
+	q[1] = sinf(0.5f * angle);
+	q[2] = 0.0f;
+	q[3] = cosf(0.5f * angle);
+}
+
+// Frame pose at time t: swaying 0.5 m to each side at 3 rad/s, bobbing, and turning about
+// the vertical at 1 rad/s.
+static void frame_at(float t, float position[3], float rotation[4])
+{
+	position[0] = 0.5f * sinf(3.0f * t);
+	position[1] = 2.5f + 0.1f * sinf(5.0f * t);
+	position[2] = 0.0f;
+	yaw(t, rotation);
+}
+
+// Rotates v by the unit quaternion q (x, y, z, w), written out independently of the engine.
+static void rotate(const float q[4], const float v[3], float out[3])
+{
+	float x = q[0], y = q[1], z = q[2], s = q[3];
+	float m[3][3] = {
+		{1 - 2 * (y * y + z * z), 2 * (x * y - s * z), 2 * (x * z + s * y)},
+		{2 * (x * y + s * z), 1 - 2 * (x * x + z * z), 2 * (y * z - s * x)},
+		{2 * (x * z - s * y), 2 * (y * z + s * x), 1 - 2 * (x * x + y * y)},
+	};
+	for (int r = 0; r < 3; ++r)
+		out[r] = m[r][0] * v[0] + m[r][1] * v[1] + m[r][2] * v[2];
+}
+
+static int attachment_follows_frame(void)
+{
+	pbd_world *w;
+	pbd_cloth_id cloth;
+	if (make_world(&w) || hanging_cloth(w, &cloth))
+		return 1;
+	int n = 0;
+	const float *x = pbd_cloth_positions(w, cloth, &n);
+	uint32_t top[16];
+	float offset[16][3];
+	float pos[3], rot[4], inv[4];
+	frame_at(0.0f, pos, rot);
+	inv[0] = -rot[0]; inv[1] = -rot[1]; inv[2] = -rot[2]; inv[3] = rot[3];
+	for (int i = 0; i < 16; ++i) {
+		top[i] = (uint32_t)i;  // row j = 0
+		float d[3] = {x[3 * i] - pos[0], x[3 * i + 1] - pos[1], x[3 * i + 2] - pos[2]};
+		rotate(inv, d, offset[i]);
+	}
+	pbd_attachment_def ad = pbd_attachment_def_default();
+	ad.cloth = cloth;
+	ad.vertices = top;
+	ad.vertex_count = 16;
+	memcpy(ad.position, pos, sizeof pos);
+	memcpy(ad.rotation, rot, sizeof rot);
+	pbd_attachment_id a;
+	CHECK_OK(pbd_attachment_create(w, &ad, &a));
+	float inv_mass = 1.0f;
+	CHECK_OK(pbd_cloth_get_inverse_mass(w, cloth, 3, &inv_mass));
+	CHECK(inv_mass == 0.0f);
+	double worst = 0.0, free_speed = 0.0, swing = 0.0;
+	const int bottom = 16 * 15 + 8;
+	float bottom_offset[3];
+	{
+		float d[3] = {x[3 * bottom] - pos[0], x[3 * bottom + 1] - pos[1], x[3 * bottom + 2] - pos[2]};
+		rotate(inv, d, bottom_offset);
+	}
+	for (int f = 1; f <= 120; ++f) {
+		frame_at((float)f * kDt, pos, rot);
+		CHECK_OK(pbd_attachment_set_pose(w, a, pos, rot));
+		CHECK_OK(pbd_world_step(w, kDt));
+		x = pbd_cloth_positions(w, cloth, &n);
+		for (int i = 0; i < 16; ++i) {
+			float r[3];
+			rotate(rot, offset[i], r);
+			for (int k = 0; k < 3; ++k)
+				worst = fmax(worst, fabs(x[3 * i + k] - (r[k] + pos[k])));
+		}
+		const float *v = pbd_cloth_velocities(w, cloth, NULL);
+		free_speed = fmax(free_speed, sqrt(v[3 * bottom] * v[3 * bottom] + v[3 * bottom + 2] * v[3 * bottom + 2]));
+		float rigid[3];
+		rotate(rot, bottom_offset, rigid);
+		double dx = x[3 * bottom] - (rigid[0] + pos[0]), dz = x[3 * bottom + 2] - (rigid[2] + pos[2]);
+		swing = fmax(swing, sqrt(dx * dx + dz * dz));
+	}
+	fprintf(stderr, "  attached vertices within %.3g m of the frame; bottom moves at up to %.2f m/s and swings "
+		"up to %.3f m away from where a rigid cloth would be\n", worst, free_speed, swing);
+	CHECK(worst < 1e-5);
+	// The frame sways at up to 1.5 m/s: the free bottom must move along, but swing (lag and
+	// overshoot) rather than follow rigidly.
+	CHECK(free_speed > 0.5);
+	CHECK(swing > 0.05);
+	float target[3];
+	CHECK_OK(pbd_attachment_get_target(w, a, 5, target));
+	CHECK_NEAR(target[0], x[15], 1e-5);
+	CHECK_NEAR(target[1], x[16], 1e-5);
+	CHECK_NEAR(target[2], x[17], 1e-5);
+	pbd_world_destroy(w);
+	return 0;
+}
+
+// Three vertices of one triangle, each on a spring of compliance c to a fixed frame: at rest
+// each spring carries its own vertex's weight, so each vertex sags by c m g exactly
+// (equal sags leave the triangle's edges at rest length).
+static int compliant_attachment_sags_by_compliance(void)
+{
+	pbd_world *w;
+	if (make_world(&w))
+		return 1;
+	float xyz[9] = {0, 1, 0, 1, 1, 0, 0, 1, 1};
+	uint32_t tri[3] = {0, 1, 2};
+	pbd_cloth_def cd = pbd_cloth_def_default();
+	cd.source = PBD_CLOTH_MESH;
+	cd.mesh.positions = xyz;
+	cd.mesh.vertex_count = 3;
+	cd.mesh.indices = tri;
+	cd.mesh.triangle_count = 1;
+	cd.areal_density = 0.6f;  // 0.5 m^2: 0.1 kg per vertex
+	cd.material.damping = 5.0f;
+	pbd_cloth_id cloth;
+	CHECK_OK(pbd_cloth_create(w, &cd, &cloth));
+	const float c = 0.01f;
+	pbd_attachment_def ad = pbd_attachment_def_default();
+	ad.cloth = cloth;
+	ad.vertices = tri;
+	ad.vertex_count = 3;
+	ad.compliance = c;
+	pbd_attachment_id a;
+	CHECK_OK(pbd_attachment_create(w, &ad, &a));
+	float inv_mass = 0.0f;
+	CHECK_OK(pbd_cloth_get_inverse_mass(w, cloth, 0, &inv_mass));
+	CHECK_NEAR(inv_mass, 10.0f, 1e-4);
+	for (int f = 0; f < 600; ++f)
+		CHECK_OK(pbd_world_step(w, kDt));
+	const float *x = pbd_cloth_positions(w, cloth, NULL);
+	double expected = c * 0.1 * 9.81;
+	fprintf(stderr, "  sag %.6f m, %.6f m, %.6f m; c m g = %.6f m\n", 1.0 - x[1], 1.0 - x[4], 1.0 - x[7], expected);
+	for (int i = 0; i < 3; ++i)
+		CHECK_NEAR(1.0 - x[3 * i + 1], expected, 0.01 * expected);
+	// Stiffer spring, smaller sag.
+	CHECK_OK(pbd_attachment_set_compliance(w, a, c / 10.0f));
+	for (int f = 0; f < 600; ++f)
+		CHECK_OK(pbd_world_step(w, kDt));
+	x = pbd_cloth_positions(w, cloth, NULL);
+	CHECK_NEAR(1.0 - x[1], expected / 10.0, 0.01 * expected / 10.0);
+	pbd_world_destroy(w);
+	return 0;
+}
+
+static int release_and_reattach(void)
+{
+	pbd_world *w;
+	pbd_cloth_id cloth;
+	if (make_world(&w) || hanging_cloth(w, &cloth))
+		return 1;
+	uint32_t corners[2] = {0, 15};
+	pbd_attachment_def ad = pbd_attachment_def_default();
+	ad.cloth = cloth;
+	ad.vertices = corners;
+	ad.vertex_count = 2;
+	pbd_attachment_id a;
+	CHECK_OK(pbd_attachment_create(w, &ad, &a));
+	for (int f = 0; f < 60; ++f)
+		CHECK_OK(pbd_world_step(w, kDt));
+	const float *x = pbd_cloth_positions(w, cloth, NULL);
+	float held_y = x[1];
+	CHECK_NEAR(held_y, 2.5f, 1e-5);  // the top row, where it was attached
+	// Holding the same vertex twice exactly is refused.
+	pbd_attachment_id b;
+	CHECK(pbd_attachment_create(w, &ad, &b) == PBD_ERR_REPEATED_INDEX);
+	CHECK(b.index1 == 0);
+	CHECK_OK(pbd_attachment_destroy(w, a));
+	float inv_mass = 0.0f;
+	CHECK_OK(pbd_cloth_get_inverse_mass(w, cloth, 0, &inv_mass));
+	CHECK(inv_mass > 0.0f);
+	CHECK(pbd_attachment_set_pose(w, a, (float[3]){0, 0, 0}, (float[4]){0, 0, 0, 1}) == PBD_ERR_STALE_ID);
+	CHECK(pbd_attachment_destroy(w, a) == PBD_ERR_STALE_ID);
+	for (int f = 0; f < 30; ++f)
+		CHECK_OK(pbd_world_step(w, kDt));
+	x = pbd_cloth_positions(w, cloth, NULL);
+	float fallen_y = x[1];
+	fprintf(stderr, "  released corner fell from %.3f to %.3f m in 0.5 s\n", held_y, fallen_y);
+	CHECK(fallen_y < held_y - 0.5f);  // free fall would be 1.23 m
+	// Re-attach where it is now and lift it back up by 1 m over a second.
+	ad.position[1] = 0.0f;
+	CHECK_OK(pbd_attachment_create(w, &ad, &b));
+	CHECK(b.index1 == a.index1 && b.generation != a.generation);  // the slot is reused, the id is new
+	for (int f = 1; f <= 60; ++f) {
+		CHECK_OK(pbd_attachment_set_pose(w, b, (float[3]){0, (float)f / 60.0f, 0}, (float[4]){0, 0, 0, 1}));
+		CHECK_OK(pbd_world_step(w, kDt));
+	}
+	x = pbd_cloth_positions(w, cloth, NULL);
+	CHECK_NEAR(x[1], fallen_y + 1.0f, 1e-5);
+	// Destroying the cloth destroys its attachments.
+	CHECK_OK(pbd_cloth_destroy(w, cloth));
+	CHECK(pbd_attachment_check(w, b) == PBD_ERR_STALE_ID);
+	CHECK(pbd_attachment_check(w, (pbd_attachment_id){7, 1}) == PBD_ERR_UNKNOWN_ID);
+	CHECK(pbd_world_get_stats(w).bytes_live > 0);
+	pbd_world_destroy(w);
+	return 0;
+}
+
+static int bad_attachments_rejected(void)
+{
+	pbd_world *w;
+	pbd_cloth_id cloth;
+	if (make_world(&w) || hanging_cloth(w, &cloth))
+		return 1;
+	size_t bytes = pbd_world_get_stats(w).bytes_live;
+	uint32_t verts[2] = {0, 1};
+	pbd_attachment_id a;
+	pbd_attachment_def ad = pbd_attachment_def_default();
+	ad.cloth = cloth;
+	ad.vertices = verts;
+	ad.vertex_count = 2;
+	pbd_attachment_def bad = ad;
+	bad.internal_cookie = 0;
+	CHECK(pbd_attachment_create(w, &bad, &a) == PBD_ERR_BAD_DEF);
+	CHECK(pbd_attachment_create(w, NULL, &a) == PBD_ERR_NULL_ARGUMENT);
+	bad = ad;
+	bad.vertices = NULL;
+	CHECK(pbd_attachment_create(w, &bad, &a) == PBD_ERR_NULL_ARGUMENT);
+	bad = ad;
+	bad.vertex_count = 0;
+	CHECK(pbd_attachment_create(w, &bad, &a) == PBD_ERR_BAD_COUNT);
+	uint32_t out_of_range[2] = {0, 256};
+	bad = ad;
+	bad.vertices = out_of_range;
+	CHECK(pbd_attachment_create(w, &bad, &a) == PBD_ERR_INDEX_OUT_OF_RANGE);
+	CHECK(strstr(pbd_world_last_error(w), "256") != NULL);
+	uint32_t twice[2] = {3, 3};
+	bad = ad;
+	bad.vertices = twice;
+	CHECK(pbd_attachment_create(w, &bad, &a) == PBD_ERR_REPEATED_INDEX);
+	bad = ad;
+	bad.position[1] = NAN;
+	CHECK(pbd_attachment_create(w, &bad, &a) == PBD_ERR_NOT_FINITE);
+	bad = ad;
+	bad.rotation[3] = 0.0f;
+	CHECK(pbd_attachment_create(w, &bad, &a) == PBD_ERR_ZERO_NORMAL);
+	bad = ad;
+	bad.compliance = -1.0f;
+	CHECK(pbd_attachment_create(w, &bad, &a) == PBD_ERR_NEGATIVE);
+	bad = ad;
+	bad.cloth = (pbd_cloth_id){9, 1};
+	CHECK(pbd_attachment_create(w, &bad, &a) == PBD_ERR_UNKNOWN_ID);
+	CHECK(pbd_world_get_stats(w).bytes_live == bytes);  // nothing half-made stays behind
+	CHECK_OK(pbd_attachment_create(w, &ad, &a));
+	CHECK(pbd_attachment_set_pose(w, a, (float[3]){INFINITY, 0, 0}, (float[4]){0, 0, 0, 1}) == PBD_ERR_NOT_FINITE);
+	CHECK(pbd_attachment_set_compliance(w, a, NAN) == PBD_ERR_NOT_FINITE);
+	float out[3];
+	CHECK(pbd_attachment_get_target(w, a, 2, out) == PBD_ERR_INDEX_OUT_OF_RANGE);
+	// After all of that the world still steps and the held vertices stay put.
+	for (int f = 0; f < 30; ++f)
+		CHECK_OK(pbd_world_step(w, kDt));
+	const float *x = pbd_cloth_positions(w, cloth, NULL);
+	CHECK(isfinite(x[0]) && fabsf(x[1] - 2.5f) < 1e-6f);
+	pbd_world_destroy(w);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const test_case cases[] = {
+		TEST(attachment_follows_frame),
+		TEST(compliant_attachment_sags_by_compliance),
+		TEST(release_and_reattach),
+		TEST(bad_attachments_rejected),
+	};
+	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
+}
