@@ -101,3 +101,12 @@ pbd_attachment_def pbd_attachment_def_default(void)
 		.internal_cookie = PBD_COOKIE,
 	};
 }
+
+pbd_obj_options pbd_obj_options_default(void)
+{
+	return (pbd_obj_options){
+		.weld_distance = -1.0f,
+		.max_bytes = (size_t)256 << 20,
+		.internal_cookie = PBD_COOKIE,
+	};
+}

@@ -23,6 +23,8 @@ const char *pbd_result_string(pbd_result result)
 	case PBD_ERR_UNKNOWN_ID: return "the id names no object of this world";
 	case PBD_ERR_OUT_OF_MEMORY: return "out of memory";
 	case PBD_ERR_BAD_SHAPE: return "unknown shape type";
+	case PBD_ERR_PARSE: return "the text is not a valid mesh file";
+	case PBD_ERR_IO: return "a file could not be read or written";
 	}
 	return "unknown result code";
 }

@@ -412,11 +412,10 @@ int demo_write_obj(FILE *out, const pbd_world *world, const demo_scene_state *st
 		const uint32_t *f = pbd_cloth_indices(world, state->cloths[c], &t);
 		if (!x || !f)
 			continue;
-		fprintf(out, "o cloth%d\n", c);
-		for (int i = 0; i < n; ++i)
-			fprintf(out, "v %.9g %.9g %.9g\n", x[3 * i], x[3 * i + 1], x[3 * i + 2]);
-		for (int i = 0; i < t; ++i)
-			fprintf(out, "f %d %d %d\n", base + (int)f[3 * i], base + (int)f[3 * i + 1], base + (int)f[3 * i + 2]);
+		char name[32];
+		snprintf(name, sizeof name, "cloth%d", c);
+		if (pbd_obj_write(out, name, x, n, f, t, base) != PBD_OK)
+			return -1;
 		base += n;
 	}
 	return ferror(out) ? -1 : 0;

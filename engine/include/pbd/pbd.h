@@ -53,6 +53,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #if defined(_WIN32) && defined(PBD_BUILD_DLL)
 #define PBD_API __declspec(dllexport)
@@ -83,6 +84,8 @@ typedef enum pbd_result {
 	PBD_ERR_UNKNOWN_ID = -12,         ///< the id never named an object of this world
 	PBD_ERR_OUT_OF_MEMORY = -13,      ///< the allocator returned NULL, or a size overflowed
 	PBD_ERR_BAD_SHAPE = -14,          ///< an unknown collider shape or a bad enum value
+	PBD_ERR_PARSE = -15,              ///< text that is not a valid mesh file (message: file:line)
+	PBD_ERR_IO = -16,                 ///< a file that cannot be opened, read or written
 } pbd_result;
 
 /// A short, static description of a result code (never NULL).
@@ -474,6 +477,57 @@ PBD_API pbd_result pbd_attachment_set_compliance(pbd_world *world, pbd_attachmen
 PBD_API pbd_result pbd_attachment_get_target(const pbd_world *world, pbd_attachment_id id, int index, float out[3]);
 /// PBD_OK for a live attachment of this world, else PBD_ERR_STALE_ID or PBD_ERR_UNKNOWN_ID.
 PBD_API pbd_result pbd_attachment_check(const pbd_world *world, pbd_attachment_id id);
+
+
+// ---------------------------------------------------------------------------------------------
+// Meshes from files: Wavefront OBJ in and out. These functions need no world; the mesh
+// they fill is the caller's (release it with pbd_mesh_free) and goes into
+// pbd_cloth_def.mesh as it is.
+
+/// A triangle mesh. positions: vertex_count packed float[3]; indices: 3 per triangle.
+typedef struct pbd_mesh {
+	float *positions;
+	int vertex_count;
+	uint32_t *indices;
+	int triangle_count;
+	int polygons_split;    ///< faces with more than three corners, split into triangle fans
+	int vertices_welded;   ///< vertices merged into an earlier one (pbd_obj_options.weld_distance)
+	int vertices_unused;   ///< vertices no face used, left out
+	int triangles_dropped; ///< triangles that lost a corner to welding (two corners the same)
+} pbd_mesh;
+
+/// Get one from pbd_obj_options_default().
+typedef struct pbd_obj_options {
+	/// Vertices closer than this (m) become one. Negative (the default, -1) keeps every
+	/// vertex; 0 merges exact duplicates, as left by exporters that split at seams.
+	float weld_distance;
+	/// Largest file pbd_mesh_load_obj reads, bytes. Default 256 MiB.
+	size_t max_bytes;
+	int internal_cookie;
+} pbd_obj_options;
+
+PBD_API pbd_obj_options pbd_obj_options_default(void);
+/// Reads an OBJ file: `v x y z` lines (further numbers, such as w or a colour, are ignored)
+/// and `f` lines of three or more corners in any of the forms v, v/vt, v//vn, v/vt/vn, with
+/// negative (relative) indices; polygons become triangle fans. Other statements (vt, vn, o,
+/// g, s, usemtl, mtllib, l, ...) are skipped. On failure *out is left empty and `error` (if
+/// not NULL) holds "FILE:LINE: what is wrong". options may be NULL (the defaults).
+PBD_API pbd_result pbd_mesh_load_obj(const char *path, const pbd_obj_options *options, pbd_mesh *out, char *error,
+				     size_t error_capacity);
+/// The same for OBJ text in memory (length bytes, need not end in a NUL); `name` stands for
+/// the file name in error messages.
+PBD_API pbd_result pbd_mesh_parse_obj(const char *text, size_t length, const char *name,
+				      const pbd_obj_options *options, pbd_mesh *out, char *error, size_t error_capacity);
+/// Frees what a load or parse allocated and empties the mesh. NULL is allowed.
+PBD_API void pbd_mesh_free(pbd_mesh *mesh);
+/// Writes `o name` (when name is not NULL), one `v` line per vertex with nine significant
+/// digits (floats read back bit for bit) and one `f` line per triangle, its indices offset
+/// by index_base (1 for the first object of a file; add the vertex counts of earlier ones).
+/// Returns PBD_ERR_IO on a write error. pbd-sim --dump writes through this.
+PBD_API pbd_result pbd_obj_write(FILE *out, const char *name, const float *positions, int vertex_count,
+				 const uint32_t *indices, int triangle_count, int index_base);
+/// Writes a mesh to a new OBJ file.
+PBD_API pbd_result pbd_mesh_save_obj(const char *path, const pbd_mesh *mesh, char *error, size_t error_capacity);
 
 #ifdef __cplusplus
 }
