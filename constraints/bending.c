@@ -93,7 +93,13 @@ void pbd_bending_reset(pbd_bending_constraints *c)
 
 void pbd_bending_solve(pbd_v4 *p, pbd_bending_constraints *c, float compliance, float inv_h2)
 {
-	for (int k = 0; k < c->count; ++k) {
+	pbd_bending_solve_range(p, c, 0, c->count, compliance, inv_h2);
+}
+
+void pbd_bending_solve_range(pbd_v4 *p, pbd_bending_constraints *c, int start, int end, float compliance,
+			     float inv_h2)
+{
+	for (int k = start; k < end; ++k) {
 		const uint32_t *s = c->v + 4 * k;
 		const float *K = c->k + 4 * k;
 		pbd_v4 *q[4] = {&p[s[0]], &p[s[1]], &p[s[2]], &p[s[3]]};

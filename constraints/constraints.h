@@ -64,6 +64,9 @@ void pbd_distance_free(pbd_world *world, pbd_distance_constraints *c);
 void pbd_distance_set_compliance(pbd_distance_constraints *c, float stretch, float shear);
 void pbd_distance_reset(pbd_distance_constraints *c);
 void pbd_distance_solve(pbd_v4 *p, pbd_distance_constraints *c, float inv_h2);
+// Constraints start..end-1 only: within one colour, any split into ranges gives the same
+// result, so ranges may run on different threads.
+void pbd_distance_solve_range(pbd_v4 *p, pbd_distance_constraints *c, int start, int end, float inv_h2);
 float pbd_distance_max_strain(const pbd_v4 *p, const pbd_distance_constraints *c, pbd_distance_kind kind);
 
 // Rest weights of one bending stencil from its rest positions; false if degenerate.
@@ -73,6 +76,8 @@ bool pbd_bending_build(pbd_world *world, pbd_bending_constraints *c, int particl
 void pbd_bending_free(pbd_world *world, pbd_bending_constraints *c);
 void pbd_bending_reset(pbd_bending_constraints *c);
 void pbd_bending_solve(pbd_v4 *p, pbd_bending_constraints *c, float compliance, float inv_h2);
+void pbd_bending_solve_range(pbd_v4 *p, pbd_bending_constraints *c, int start, int end, float compliance,
+			     float inv_h2);
 
 bool pbd_tethers_build(pbd_world *world, pbd_tethers *t, int particle_count, const float *inv_mass,
 		       int edge_count, const uint32_t *edges, const pbd_v3 *rest_positions);

@@ -71,8 +71,13 @@ void pbd_distance_reset(pbd_distance_constraints *c)
 
 void pbd_distance_solve(pbd_v4 *p, pbd_distance_constraints *c, float inv_h2)
 {
+	pbd_distance_solve_range(p, c, 0, c->count, inv_h2);
+}
+
+void pbd_distance_solve_range(pbd_v4 *p, pbd_distance_constraints *c, int start, int end, float inv_h2)
+{
 	const uint32_t *ij = c->ij;
-	for (int k = 0; k < c->count; ++k) {
+	for (int k = start; k < end; ++k) {
 		pbd_v4 *a = &p[ij[2 * k]], *b = &p[ij[2 * k + 1]];
 		float wsum = a->w + b->w;
 		if (wsum == 0.0f)

@@ -21,6 +21,10 @@ pbd_world_def pbd_world_def_default(void)
 	return (pbd_world_def){
 		.settings = pbd_world_settings_default(),
 		.allocator = {NULL, NULL, NULL},
+		.worker_count = 1,
+		.enqueue_task = NULL,
+		.finish_task = NULL,
+		.user_task_context = NULL,
 		.internal_cookie = PBD_COOKIE,
 	};
 }

@@ -42,6 +42,10 @@ pbd_result pbd_world_create(const pbd_world_def *def, pbd_world **out_world)
 	pbd_result r = pbd_check_settings(NULL, &def->settings);
 	if (r != PBD_OK)
 		return r;
+	if ((def->enqueue_task == NULL) != (def->finish_task == NULL))
+		return PBD_ERR_NULL_ARGUMENT;
+	if (def->worker_count < 1 || def->worker_count > 64)
+		return PBD_ERR_BAD_COUNT;
 
 	// The world struct itself goes through the hooks too; a stack stand-in counts it.
 	pbd_world boot;
@@ -52,6 +56,10 @@ pbd_result pbd_world_create(const pbd_world_def *def, pbd_world **out_world)
 		return PBD_ERR_OUT_OF_MEMORY;
 	*world = boot;
 	world->settings = def->settings;
+	world->worker_count = def->worker_count;
+	world->enqueue_task = def->enqueue_task;
+	world->finish_task = def->finish_task;
+	world->user_task_context = def->user_task_context;
 	*out_world = world;
 	return PBD_OK;
 }

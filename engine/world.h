@@ -132,6 +132,11 @@ typedef struct pbd_collider_contact {
 
 struct pbd_world {
 	pbd_allocator allocator;
+	// Task hooks (NULL: everything on the calling thread).
+	int worker_count;
+	pbd_enqueue_task_fn *enqueue_task;
+	pbd_finish_task_fn *finish_task;
+	void *user_task_context;
 	pbd_world_settings settings;
 	double time;               // simulated seconds, drives wind gusts
 
@@ -199,6 +204,9 @@ struct pbd_world {
 // Every per-particle array of the world, for code that grows, shifts or frees them together.
 #define PBD_PARTICLE_ARRAYS(X) \
 	X(x) X(p) X(v) X(force) X(inv_mass_free) X(pinned) X(pin_from) X(pin_to) X(owner) X(radius) X(rest)
+
+// solver.c: runs task over items 0..count-1, through the hooks when there are any.
+void pbd_parallel_for(pbd_world *world, pbd_task_fn *task, int count, int min_range, void *context);
 
 // memory.c
 void *pbd_alloc(pbd_world *world, size_t size);

@@ -363,12 +363,19 @@ pbd_result demo_scene_load(const demo_scene *scene, const demo_scene_options *op
 			   const pbd_world_settings *settings, pbd_world **out_world, demo_scene_state *state,
 			   char *error, size_t error_capacity)
 {
-	memset(state, 0, sizeof *state);
-	state->wind_direction[0] = 1.0f;
 	pbd_world_def wd = pbd_world_def_default();
 	if (settings)
 		wd.settings = *settings;
-	pbd_result r = pbd_world_create(&wd, out_world);
+	return demo_scene_load_def(scene, options, &wd, out_world, state, error, error_capacity);
+}
+
+pbd_result demo_scene_load_def(const demo_scene *scene, const demo_scene_options *options,
+			       const pbd_world_def *world_def, pbd_world **out_world, demo_scene_state *state,
+			       char *error, size_t error_capacity)
+{
+	memset(state, 0, sizeof *state);
+	state->wind_direction[0] = 1.0f;
+	pbd_result r = pbd_world_create(world_def, out_world);
 	if (r != PBD_OK) {
 		snprintf(error, error_capacity, "cannot create world: %s", pbd_result_string(r));
 		return r;

@@ -50,6 +50,11 @@ pbd_result demo_scene_load(const demo_scene *scene, const demo_scene_options *op
 			   const pbd_world_settings *settings, pbd_world **out_world, demo_scene_state *state,
 			   char *error, size_t error_capacity);
 
+/// The same with a whole world def (task hooks, allocator).
+pbd_result demo_scene_load_def(const demo_scene *scene, const demo_scene_options *options,
+			       const pbd_world_def *world_def, pbd_world **out_world, demo_scene_state *state,
+			       char *error, size_t error_capacity);
+
 /// Runs the scene's update (if any) and steps the world by dt.
 pbd_result demo_scene_step(const demo_scene *scene, pbd_world *world, demo_scene_state *state, float dt);
 

@@ -27,6 +27,7 @@ typedef struct sim_options {
 	int dump_every;
 	int json;
 	int list;
+	int threads;
 } sim_options;
 
 static void usage(FILE *out)
@@ -34,7 +35,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: pbd-sim --list\n"
 		"       pbd-sim --scene NAME [--frames N] [--dt S] [--substeps K] [--iterations K] [--res N]\n"
-		"               [--set key=value]... [--dump DIR] [--dump-every K] [--json]\n"
+		"               [--set key=value]... [--dump DIR] [--dump-every K] [--threads N] [--json]\n"
 		"\n"
 		"  --list           print the scene names, one per line\n"
 		"  --scene NAME     scene to run (see --list)\n"
@@ -49,6 +50,8 @@ static void usage(FILE *out)
 	fprintf(out, "\n"
 		     "  --dump DIR       write DIR/frame_%%05d.obj for frame 0, every K-th frame and the last\n"
 		     "  --dump-every K   dump interval in frames (default 1)\n"
+		     "  --threads N      workers of the engine's task pool, 1..64 (default 1); results do not\n"
+		     "                   depend on it\n"
 		     "  --json           last line of output: one JSON object of figures\n");
 }
 
@@ -71,12 +74,14 @@ static int parse_args(int argc, char **argv, sim_options *o)
 	o->frames = 300;
 	o->dt = 1.0 / 60.0;
 	o->dump_every = 1;
+	o->threads = 1;
 	for (int i = 1; i < argc; ++i) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int takes = strcmp(a, "--scene") == 0 || strcmp(a, "--frames") == 0 || strcmp(a, "--dt") == 0 ||
 			    strcmp(a, "--substeps") == 0 || strcmp(a, "--iterations") == 0 || strcmp(a, "--res") == 0 ||
-			    strcmp(a, "--set") == 0 || strcmp(a, "--dump") == 0 || strcmp(a, "--dump-every") == 0;
+			    strcmp(a, "--set") == 0 || strcmp(a, "--dump") == 0 || strcmp(a, "--dump-every") == 0 ||
+			    strcmp(a, "--threads") == 0;
 		if (takes && !v) {
 			fprintf(stderr, "pbd-sim: %s needs a value\n", a);
 			return 0;
@@ -117,6 +122,9 @@ static int parse_args(int argc, char **argv, sim_options *o)
 			o->sets[o->set_count++] = v;
 		} else if (strcmp(a, "--dump") == 0) {
 			o->dump_dir = v;
+		} else if (strcmp(a, "--threads") == 0) {
+			if (!parse_int(a, v, 1, 64, &o->threads))
+				return 0;
 		} else if (strcmp(a, "--dump-every") == 0) {
 			if (!parse_int(a, v, 1, INT_MAX, &o->dump_every))
 				return 0;
@@ -190,11 +198,26 @@ static sim_figures measure(const pbd_world *w, const demo_scene_state *s)
 	return f;
 }
 
+static int run(const sim_options *options, pbd_task_pool *pool);
+
 int main(int argc, char **argv)
 {
 	sim_options o;
 	if (!parse_args(argc, argv, &o))
 		return 2;
+	pbd_task_pool *pool = NULL;
+	if (o.threads > 1 && pbd_task_pool_create(o.threads, &pool) != PBD_OK) {
+		fprintf(stderr, "pbd-sim: cannot start %d worker threads\n", o.threads);
+		return 2;
+	}
+	int status = run(&o, pool);
+	pbd_task_pool_destroy(pool);
+	return status;
+}
+
+static int run(const sim_options *options, pbd_task_pool *pool)
+{
+	const sim_options o = *options;
 	if (o.list) {
 		for (int i = 0; i < demo_scene_count(); ++i)
 			printf("%s\n", demo_scene_at(i)->name);
@@ -217,7 +240,10 @@ int main(int argc, char **argv)
 	pbd_world *world = NULL;
 	demo_scene_state state;
 	char error[512];
-	if (demo_scene_load(scene, &so, &settings, &world, &state, error, sizeof error) != PBD_OK) {
+	pbd_world_def wd = pbd_world_def_default();
+	wd.settings = settings;
+	pbd_world_def_use_task_pool(&wd, pool);
+	if (demo_scene_load_def(scene, &so, &wd, &world, &state, error, sizeof error) != PBD_OK) {
 		fprintf(stderr, "pbd-sim: %s\n", error);
 		return 2;
 	}

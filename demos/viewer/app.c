@@ -30,7 +30,9 @@ bool app_load_scene(app *a, const demo_scene *scene, bool keep_params)
 	pbd_world *world = NULL;
 	demo_scene_state state;
 	char error[512];
-	if (demo_scene_load(scene, &a->options, NULL, &world, &state, error, sizeof error) != PBD_OK) {
+	pbd_world_def wd = pbd_world_def_default();
+	pbd_world_def_use_task_pool(&wd, a->pool);
+	if (demo_scene_load_def(scene, &a->options, &wd, &world, &state, error, sizeof error) != PBD_OK) {
 		app_set_status(a, "%s", error);
 		fprintf(stderr, "pbd-viewer: %s\n", error);
 		return false;

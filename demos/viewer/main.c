@@ -22,13 +22,14 @@ typedef struct viewer_options {
 	const char *keys;
 	const char *shaders;
 	int res;
+	int threads;
 } viewer_options;
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: pbd-viewer [--scene NAME] [--size WxH] [--frames N] [--screenshot FILE]\n"
-		"                  [--keys FRAME:KEY,...] [--res N] [--shaders DIR]\n"
+		"                  [--keys FRAME:KEY,...] [--res N] [--threads N] [--shaders DIR]\n"
 		"  --scene NAME       scene to show (default: the first); scenes:");
 	for (int i = 0; i < demo_scene_count(); ++i)
 		fprintf(out, " %s", demo_scene_at(i)->name);
@@ -38,6 +39,7 @@ static void usage(FILE *out)
 		     "  --screenshot FILE  write a PNG of the last frame (with --frames), and the P key's path\n"
 		     "  --keys LIST        key presses at given frames, e.g. \"10:S,20:shift+S,30:space\"\n"
 		     "  --res N            vertices per cloth side (default: the scene's)\n"
+		     "  --threads N        workers of the engine's task pool, 1..64 (default 1)\n"
 		     "  --shaders DIR      where the GLSL files are (default: next to the build or install)\n\n");
 	keys_print_help(out);
 }
@@ -57,7 +59,7 @@ static int parse_long(const char *flag, const char *s, long lo, long hi, long *o
 
 static int parse_args(int argc, char **argv, viewer_options *o)
 {
-	*o = (viewer_options){NULL, 1280, 720, -1, NULL, NULL, NULL, 0};
+	*o = (viewer_options){NULL, 1280, 720, -1, NULL, NULL, NULL, 0, 1};
 	for (int i = 1; i < argc; ++i) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -90,6 +92,10 @@ static int parse_args(int argc, char **argv, viewer_options *o)
 			if (!parse_long(a, v, 2, 4096, &n))
 				return 0;
 			o->res = (int)n;
+		} else if (strcmp(a, "--threads") == 0) {
+			if (!parse_long(a, v, 1, 64, &n))
+				return 0;
+			o->threads = (int)n;
 		} else {
 			fprintf(stderr, "pbd-viewer: unknown option '%s' (try --help)\n", a);
 			return 0;
@@ -233,15 +239,22 @@ int main(int argc, char **argv)
 	a.mouse_button = -1;
 	a.test_mode = test_mode;
 	a.options.res = o.res;
+	if (o.threads > 1 && pbd_task_pool_create(o.threads, &a.pool) != PBD_OK) {
+		fprintf(stderr, "pbd-viewer: cannot start %d worker threads\n", o.threads);
+		glfwTerminate();
+		return 1;
+	}
 	a.screenshot_path = o.screenshot;
 	a.render = renderer_create(shader_dir, error, sizeof error);
 	if (!a.render) {
 		fprintf(stderr, "pbd-viewer: %s\n", error);
+		pbd_task_pool_destroy(a.pool);
 		glfwTerminate();
 		return 1;
 	}
 	if (!app_load_scene(&a, scene, false)) {
 		renderer_destroy(a.render);
+		pbd_task_pool_destroy(a.pool);
 		glfwTerminate();
 		return 1;
 	}
@@ -309,6 +322,7 @@ int main(int argc, char **argv)
 		glfwSwapBuffers(window);
 	}
 	pbd_world_destroy(a.world);
+	pbd_task_pool_destroy(a.pool);
 	renderer_destroy(a.render);
 	glfwDestroyWindow(window);
 	glfwTerminate();

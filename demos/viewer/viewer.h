@@ -60,6 +60,7 @@ float renderer_text_width(const char *text, float scale);
 typedef struct app {
 	const demo_scene *scene;
 	demo_scene_options options;
+	pbd_task_pool *pool;      // NULL: the engine runs on the main thread alone
 	pbd_world *world;
 	demo_scene_state state;
 	camera cam;

@@ -144,17 +144,52 @@ typedef struct pbd_world_settings {
 	float lift_coefficient;
 } pbd_world_settings;
 
+// ---------------------------------------------------------------------------------------------
+// Task hooks: run the step's parallel parts on the game's own job system (as Box2D does).
+
+/// Work the step hands out: items [start, end) of a task, on worker 0..worker_count-1. Any
+/// split of the items over any workers gives bit-identical results.
+typedef void pbd_task_fn(int start, int end, int worker, void *task_context);
+/// Starts `task` over items 0..item_count-1 in ranges of at least min_range items (a
+/// range's worker index must not be used by another range running at the same time).
+/// Returns a handle for finish_task, or NULL after running the whole task itself.
+typedef void *pbd_enqueue_task_fn(pbd_task_fn *task, int item_count, int min_range, void *task_context,
+				  void *user_context);
+/// Returns when every range of the task behind `user_task` has run.
+typedef void pbd_finish_task_fn(void *user_task, void *user_context);
+
+/// A small thread pool that serves the hooks (the demos use it; a game may use its own).
+typedef struct pbd_task_pool pbd_task_pool;
+/// Starts workers - 1 threads (1..64); the thread that calls finish is the last worker.
+PBD_API pbd_result pbd_task_pool_create(int workers, pbd_task_pool **out_pool);
+/// Stops and joins the threads. NULL is allowed. No world may still use the pool.
+PBD_API void pbd_task_pool_destroy(pbd_task_pool *pool);
+/// The hook functions of the pool; user_context is the pool.
+PBD_API void *pbd_task_pool_enqueue(pbd_task_fn *task, int item_count, int min_range, void *task_context,
+				    void *user_context);
+PBD_API void pbd_task_pool_finish(void *user_task, void *user_context);
+
 /// World definition. Get one from pbd_world_def_default().
 typedef struct pbd_world_def {
 	pbd_world_settings settings;
 	/// Optional allocator; all fields NULL means malloc/free.
 	pbd_allocator allocator;
+	/// Workers the hooks offer, 1..64. Default 1. Without hooks the step runs on the calling
+	/// thread alone, whatever this says.
+	int worker_count;
+	/// Optional task hooks; both or neither. Default NULL: single-threaded.
+	pbd_enqueue_task_fn *enqueue_task;
+	pbd_finish_task_fn *finish_task;
+	/// Passed to the hooks as user_context.
+	void *user_task_context;
 	/// Set by pbd_world_def_default(); a def without it is rejected (PBD_ERR_BAD_DEF).
 	int internal_cookie;
 } pbd_world_def;
 
 PBD_API pbd_world_settings pbd_world_settings_default(void);
 PBD_API pbd_world_def pbd_world_def_default(void);
+/// Points a world def's hooks at the pool (worker_count, enqueue_task, finish_task, user_task_context).
+PBD_API void pbd_world_def_use_task_pool(pbd_world_def *def, const pbd_task_pool *pool);
 
 /// Creates a world. On success *out_world is the new world; on failure it is NULL.
 PBD_API pbd_result pbd_world_create(const pbd_world_def *def, pbd_world **out_world);
