@@ -53,6 +53,7 @@ static int drape_no_intersections(void) { return scene_free_of_intersections("dr
 static int fold_no_intersections(void) { return scene_free_of_intersections("fold", 300); }
 static int stack_no_intersections(void) { return scene_free_of_intersections("stack", 300); }
 static int twist_no_intersections(void) { return scene_free_of_intersections("twist", 300); }
+static int cape_no_intersections(void) { return scene_free_of_intersections("cape", 300); }
 
 // The checker itself finds a crossing it is shown: two triangles through each other.
 static int checker_sees_crossing(void)
@@ -314,7 +315,7 @@ int main(int argc, char **argv)
 {
 	static const test_case cases[] = {
 		TEST(checker_sees_crossing),  TEST(drape_no_intersections),      TEST(fold_no_intersections),
-		TEST(stack_no_intersections), TEST(twist_no_intersections), TEST(drape_clears_sphere),         TEST(pile_rests_and_friction_steepens),
+		TEST(stack_no_intersections), TEST(twist_no_intersections), TEST(cape_no_intersections), TEST(drape_clears_sphere),         TEST(pile_rests_and_friction_steepens),
 		TEST(particles_conserve_momentum), TEST(kinematic_box_friction), TEST(grid_finds_every_overlap),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));

@@ -323,6 +323,122 @@ static void update_bullet(pbd_world *w, demo_scene_state *s, float dt)
 	pbd_collider_set_pose(w, s->colliders[1], position, rotation);
 }
 
+
+// A character (a kinematic capsule) runs a circle of radius 2.5 m at up to 3 m/s through
+// three banners hanging across its path; a cape is attached to its shoulders. The same
+// setup as demos/embed, which a game would write against <pbd/pbd.h> alone.
+#define CAPE_RADIUS 2.5f
+#define CAPE_SPEED 3.0f          // m/s once up to speed
+#define CAPE_BODY_Y 0.95f        // capsule centre
+#define CAPE_BODY_RADIUS 0.25f
+#define CAPE_BODY_HALF 0.7f      // half height of the capsule's segment
+
+// Angle along the circle at time t: accelerating over the first second, then steady.
+static float cape_angle(float t)
+{
+	float omega = CAPE_SPEED / CAPE_RADIUS;
+	return t < 1.0f ? 0.5f * omega * t * t : omega * (t - 0.5f);
+}
+
+// The character's pose: on the circle, facing along it (a turn of -angle about y).
+static void cape_pose(float t, float position[3], float rotation[4])
+{
+	float a = cape_angle(t);
+	position[0] = CAPE_RADIUS * cosf(a);
+	position[1] = CAPE_BODY_Y;
+	position[2] = CAPE_RADIUS * sinf(a);
+	axis_angle(rotation, 0, 1, 0, -a * 180.0f / kPi);
+}
+
+static void quat_multiply(const float a[4], const float b[4], float out[4])
+{
+	float r[4] = {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+		      a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+		      a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+		      a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
+	memcpy(out, r, sizeof r);
+}
+
+static pbd_result create_cape(pbd_world *w, const demo_scene_options *o, demo_scene_state *s)
+{
+	pbd_result r = add_floor(w, s);
+	if (r != PBD_OK)
+		return r;
+	pbd_collider_def body = pbd_collider_def_default();
+	body.type = PBD_SHAPE_CAPSULE;
+	body.radius = CAPE_BODY_RADIUS;
+	body.half_height = CAPE_BODY_HALF;
+	cape_pose(0.0f, body.position, body.rotation);
+	if ((r = pbd_collider_create(w, &body, &s->colliders[s->collider_count])) != PBD_OK)
+		return r;
+	s->collider_count++;
+	// A boulder in the middle of the circle, for the banners' and cape's company.
+	pbd_collider_def boulder = pbd_collider_def_default();
+	boulder.type = PBD_SHAPE_SPHERE;
+	boulder.radius = 0.6f;
+	boulder.position[1] = 0.3f;
+	if ((r = pbd_collider_create(w, &boulder, &s->colliders[s->collider_count])) != PBD_OK)
+		return r;
+	s->collider_count++;
+	int res = resolution(o, 16);
+	// Banners: 1 m across the path, 1.1 m tall, hanging from 2.1 m, held along the top.
+	for (int b = 0; b < 3; ++b) {
+		float angle = (60.0f + 120.0f * (float)b) * kPi / 180.0f;
+		pbd_cloth_def d = pbd_cloth_def_default();
+		d.grid.res_x = res;
+		d.grid.res_y = res + res / 8;
+		d.grid.width = 1.0f;
+		d.grid.height = 1.1f;
+		d.grid.pins = PBD_PIN_EDGE_V0;
+		float upright[4], turn[4];
+		axis_angle(upright, 1, 0, 0, 90.0f);  // v down: row j = 0 on top
+		axis_angle(turn, 0, 1, 0, -angle * 180.0f / kPi);  // u along the radius
+		quat_multiply(turn, upright, d.rotation);
+		d.position[0] = CAPE_RADIUS * cosf(angle);
+		d.position[1] = 2.1f - 0.55f;
+		d.position[2] = CAPE_RADIUS * sinf(angle);
+		d.material.bend_compliance = 300.0f;
+		if ((r = add_cloth(w, s, &d)) != PBD_OK)
+			return r;
+	}
+	// The cape: 0.5 m wide, 0.75 m long, hanging behind the shoulders. The character starts at
+	// angle 0, at (R, 0, 0), facing +z: its back is -z.
+	pbd_cloth_def d = pbd_cloth_def_default();
+	d.grid.res_x = res;
+	d.grid.res_y = res + res / 2;
+	d.grid.width = 0.5f;
+	d.grid.height = 0.75f;
+	axis_angle(d.rotation, 1, 0, 0, 90.0f);
+	float shoulder_y = CAPE_BODY_Y + 0.65f;
+	d.position[0] = CAPE_RADIUS;
+	d.position[1] = shoulder_y - 0.5f * d.grid.height;
+	d.position[2] = -(CAPE_BODY_RADIUS + 0.07f);
+	d.material.tether_slack = -1.0f;  // its pins move with the attachment, not the tethers' way
+	d.areal_density = 0.3f;
+	if ((r = add_cloth(w, s, &d)) != PBD_OK)
+		return r;
+	uint32_t top[4096];
+	for (int i = 0; i < d.grid.res_x; ++i)
+		top[i] = (uint32_t)i;
+	pbd_attachment_def ad = pbd_attachment_def_default();
+	ad.cloth = s->cloths[s->cloth_count - 1];
+	ad.vertices = top;
+	ad.vertex_count = d.grid.res_x;
+	cape_pose(0.0f, ad.position, ad.rotation);
+	if ((r = pbd_attachment_create(w, &ad, &s->attachments[0])) != PBD_OK)
+		return r;
+	s->attachment_count = 1;
+	return PBD_OK;
+}
+
+static void update_cape(pbd_world *w, demo_scene_state *s, float dt)
+{
+	float position[3], rotation[4];
+	cape_pose((float)s->time + dt, position, rotation);
+	pbd_collider_set_pose(w, s->colliders[1], position, rotation);
+	pbd_attachment_set_pose(w, s->attachments[0], position, rotation);
+}
+
 static const demo_scene scenes[] = {
 	{"hang", "a square cloth pinned at its two top corners", 32, {0.0f, 1.35f, 0.0f}, 2.9f, 25.0f, 12.0f,
 	 create_hang, NULL},
@@ -342,6 +458,8 @@ static const demo_scene scenes[] = {
 	 create_stack, NULL},
 	{"bullet", "balls at 20/50/100 m/s hit a trampoline; a sphere sweeps a curtain at 30 m/s", 32,
 	 {0.3f, 0.8f, 0.0f}, 3.8f, 195.0f, 28.0f, create_bullet, update_bullet},
+	{"cape", "a character runs through hanging banners with a cape on its shoulders", 16, {0.0f, 1.0f, 0.0f},
+	 6.0f, 120.0f, 35.0f, create_cape, update_cape},
 };
 
 int demo_scene_count(void) { return (int)(sizeof scenes / sizeof scenes[0]); }

@@ -22,6 +22,8 @@ typedef struct demo_scene_state {
 	int collider_count;
 	pbd_particles_id particles[DEMO_MAX_CLOTHS];
 	int particle_group_count;
+	pbd_attachment_id attachments[DEMO_MAX_CLOTHS];
+	int attachment_count;
 	float wind_direction[3];  ///< unit direction the "wind" parameter blows along
 	double time;              ///< seconds since the scene started
 	float values[8];          ///< scene-specific values (e.g. the incline angle)
