@@ -270,60 +270,63 @@ static bool solve_sym3(const double I[6], const double L[3], double out[3])
 }
 
 // Damping acts on velocities relative to a reference motion that no internal force could
-// change. A free cloth's reference is its own rigid motion (Mueller et al. 2007, PBD section
-// 3.5): deformation dies out at the damping rate while linear and angular momentum stay
-// untouched. A pinned cloth's reference is the mean velocity of its pins: swinging about
-// them is damped too, as it should be (a pinned cloth's free part is not a rigid body).
+// change: the rigid motion (linear and angular) of the cloth's free particles when nothing
+// holds it (Mueller et al. 2007, PBD section 3.5), so that deformation dies out at the damping
+// rate while momentum stays untouched; and the rigid motion of its held particles when
+// something does (a skirt twirled by its waist spins with it undamped, a cape carried along
+// is not held back), or their mean velocity when they lie on a line (two pinned corners, a
+// held edge), so that swinging about them is damped too.
 static void damp(pbd_world *w, pbd_cloth *c, float dt)
 {
 	float k = 1.0f - expf(-c->material.damping * dt);
 	if (k <= 0.0f)
 		return;
-	double mass = 0.0, cm[3] = {0, 0, 0}, vm[3] = {0, 0, 0}, pin_v[3] = {0, 0, 0};
+	double mass = 0.0, free_mass = 0.0, cm[3] = {0, 0, 0}, vm[3] = {0, 0, 0};
 	int pins = 0;
+	for (int i = c->first; i < c->first + c->count; ++i)
+		pins += w->x[i].w == 0.0f;
+	if (pins == c->count)
+		return;
+	bool held = pins > 0;
+	// The reference body: the held particles (unit weights) or the free ones (their masses).
 	for (int i = c->first; i < c->first + c->count; ++i) {
 		float wi = w->x[i].w;
-		if (wi == 0.0f) {
-			pins++;
-			pin_v[0] += w->v[i].x; pin_v[1] += w->v[i].y; pin_v[2] += w->v[i].z;
+		if (wi > 0.0f)
+			free_mass += 1.0 / wi;
+		if (held != (wi == 0.0f))
 			continue;
-		}
-		double m = 1.0 / wi;
+		double m = held ? 1.0 : 1.0 / wi;
 		mass += m;
 		cm[0] += m * w->x[i].x; cm[1] += m * w->x[i].y; cm[2] += m * w->x[i].z;
 		vm[0] += m * w->v[i].x; vm[1] += m * w->v[i].y; vm[2] += m * w->v[i].z;
 	}
-	if (mass <= 0.0)
+	if (mass <= 0.0 || free_mass <= 0.0)
 		return;
-	double omega[3] = {0, 0, 0};
-	if (pins > 0) {
-		for (int j = 0; j < 3; ++j) {
-			vm[j] = pin_v[j] / pins;
-			cm[j] = 0.0;
-		}
-	} else {
-		for (int j = 0; j < 3; ++j) {
-			cm[j] /= mass;
-			vm[j] /= mass;
-		}
-		double L[3] = {0, 0, 0}, I[6] = {0, 0, 0, 0, 0, 0};
-		for (int i = c->first; i < c->first + c->count; ++i) {
-			double m = 1.0 / w->x[i].w;
-			double r[3] = {w->x[i].x - cm[0], w->x[i].y - cm[1], w->x[i].z - cm[2]};
-			double u[3] = {w->v[i].x - vm[0], w->v[i].y - vm[1], w->v[i].z - vm[2]};
-			L[0] += m * (r[1] * u[2] - r[2] * u[1]);
-			L[1] += m * (r[2] * u[0] - r[0] * u[2]);
-			L[2] += m * (r[0] * u[1] - r[1] * u[0]);
-			I[0] += m * (r[1] * r[1] + r[2] * r[2]);
-			I[1] -= m * r[0] * r[1];
-			I[2] -= m * r[0] * r[2];
-			I[3] += m * (r[0] * r[0] + r[2] * r[2]);
-			I[4] -= m * r[1] * r[2];
-			I[5] += m * (r[0] * r[0] + r[1] * r[1]);
-		}
-		if (!solve_sym3(I, L, omega))
-			omega[0] = omega[1] = omega[2] = 0.0;
+	for (int j = 0; j < 3; ++j) {
+		cm[j] /= mass;
+		vm[j] /= mass;
 	}
+	double L[3] = {0, 0, 0}, I[6] = {0, 0, 0, 0, 0, 0}, omega[3] = {0, 0, 0};
+	for (int i = c->first; i < c->first + c->count; ++i) {
+		float wi = w->x[i].w;
+		if (held != (wi == 0.0f))
+			continue;
+		double m = held ? 1.0 : 1.0 / wi;
+		double r[3] = {w->x[i].x - cm[0], w->x[i].y - cm[1], w->x[i].z - cm[2]};
+		double u[3] = {w->v[i].x - vm[0], w->v[i].y - vm[1], w->v[i].z - vm[2]};
+		L[0] += m * (r[1] * u[2] - r[2] * u[1]);
+		L[1] += m * (r[2] * u[0] - r[0] * u[2]);
+		L[2] += m * (r[0] * u[1] - r[1] * u[0]);
+		I[0] += m * (r[1] * r[1] + r[2] * r[2]);
+		I[1] -= m * r[0] * r[1];
+		I[2] -= m * r[0] * r[2];
+		I[3] += m * (r[0] * r[0] + r[2] * r[2]);
+		I[4] -= m * r[1] * r[2];
+		I[5] += m * (r[0] * r[0] + r[1] * r[1]);
+	}
+	// Singular for a single particle or particles on a line: no rotation to follow.
+	if (!solve_sym3(I, L, omega))
+		omega[0] = omega[1] = omega[2] = 0.0;
 	for (int i = c->first; i < c->first + c->count; ++i) {
 		if (w->x[i].w == 0.0f)
 			continue;

@@ -162,13 +162,14 @@ static void count_free(void *ptr, size_t size, void *user)
 	free(ptr);
 }
 
-// After warm-up the step allocates nothing (counted through the allocator hooks), in a
-// scene with self-contact, colliders and the CCD guard at work.
+// After warm-up the step allocates nothing (counted through the allocator hooks): cloth in
+// self-contact, on colliders, free particles, a moving collider and an attachment. (Contact
+// buffers grow to the largest count seen so far, so a scene whose contacts keep rising, like
+// bullet's later balls, still allocates when they do.)
 static int no_allocation_after_warm_up(void)
 {
-	const char *names[] = {"fold", "drape", "pile", "bullet"};
-	const int warm_frames[] = {120, 120, 120, 45}, frames[] = {60, 60, 60, 30};  // bullet: the sphere and
-										// the first ball are through
+	const char *names[] = {"fold", "drape", "pile", "cape"};
+	const int warm_frames[] = {120, 120, 120, 120}, frames[] = {60, 60, 60, 60};
 	for (int k = 0; k < 4; ++k) {
 		counting_allocator counter = {0};
 		pbd_world_def wd = pbd_world_def_default();

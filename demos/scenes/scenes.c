@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Scene table: what each scene builds and how it moves.
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "scenes.h"
 
@@ -439,6 +442,174 @@ static void update_cape(pbd_world *w, demo_scene_state *s, float dt)
 	pbd_attachment_set_pose(w, s->attachments[0], position, rotation);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Scenes from the sample meshes in demos/meshes.
+
+const char *demo_mesh_dir(void)
+{
+	const char *env = getenv("PBD_MESH_DIR");
+	if (env && *env)
+		return env;
+	if (access(PBD_INSTALLED_MESH_DIR "/flag.obj", R_OK) == 0)
+		return PBD_INSTALLED_MESH_DIR;
+	return PBD_SOURCE_MESH_DIR;
+}
+
+// Loads demos/meshes/NAME (welding when asked) into `mesh`; on failure says why in s->message.
+static pbd_result load_sample(const char *name, float weld, pbd_mesh *mesh, demo_scene_state *s)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s", demo_mesh_dir(), name);
+	pbd_obj_options o = pbd_obj_options_default();
+	o.weld_distance = weld;
+	return pbd_mesh_load_obj(path, &o, mesh, s->message, sizeof s->message);
+}
+
+static pbd_cloth_def mesh_cloth(const pbd_mesh *m)
+{
+	pbd_cloth_def d = pbd_cloth_def_default();
+	d.source = PBD_CLOTH_MESH;
+	d.mesh.positions = m->positions;
+	d.mesh.vertex_count = m->vertex_count;
+	d.mesh.indices = m->indices;
+	d.mesh.triangle_count = m->triangle_count;
+	return d;
+}
+
+// A round tablecloth (concentric rings, not a grid) dropped onto a square table.
+static pbd_result create_tablecloth(pbd_world *w, const demo_scene_options *o, demo_scene_state *s)
+{
+	(void)o;
+	pbd_result r = add_floor(w, s);
+	if (r != PBD_OK)
+		return r;
+	pbd_collider_def table = pbd_collider_def_default();
+	table.type = PBD_SHAPE_BOX;
+	table.half_extents[0] = table.half_extents[2] = 0.45f;
+	table.half_extents[1] = 0.03f;
+	table.position[1] = 0.75f;
+	if ((r = pbd_collider_create(w, &table, &s->colliders[s->collider_count])) != PBD_OK)
+		return r;
+	s->collider_count++;
+	pbd_mesh m;
+	if ((r = load_sample("tablecloth.obj", -1.0f, &m, s)) != PBD_OK)
+		return r;
+	pbd_cloth_def d = mesh_cloth(&m);
+	d.position[1] = 1.0f;
+	axis_angle(d.rotation, 0, 1, 0, 10.0f);
+	d.areal_density = 0.25f;
+	r = add_cloth(w, s, &d);
+	pbd_mesh_free(&m);
+	return r;
+}
+
+// A circle skirt (its seam welded on load) on a body: it falls into folds around the body;
+// then the waist, attached to a frame, twirls faster and faster and slows down again: the
+// skirt flares out into a disc and falls back into folds.
+static pbd_result create_skirt(pbd_world *w, const demo_scene_options *o, demo_scene_state *s)
+{
+	(void)o;
+	pbd_result r = add_floor(w, s);
+	if (r != PBD_OK)
+		return r;
+	pbd_collider_def body = pbd_collider_def_default();
+	body.type = PBD_SHAPE_CAPSULE;
+	body.radius = 0.14f;
+	body.half_height = 0.45f;
+	body.position[1] = 0.95f;
+	if ((r = pbd_collider_create(w, &body, &s->colliders[s->collider_count])) != PBD_OK)
+		return r;
+	s->collider_count++;
+	pbd_mesh m;
+	if ((r = load_sample("skirt.obj", 1e-5f, &m, s)) != PBD_OK)
+		return r;
+	pbd_cloth_def d = mesh_cloth(&m);
+	d.position[1] = 1.1f;
+	d.areal_density = 0.15f;
+	d.material.tether_slack = -1.0f;  // the waist turns: no tethers
+	// The waist: the mesh's top ring (y = 0).
+	uint32_t waist[256];
+	int n = 0;
+	for (int i = 0; i < m.vertex_count && n < 256; ++i)
+		if (fabsf(m.positions[3 * i + 1]) < 1e-6f)
+			waist[n++] = (uint32_t)i;
+	r = add_cloth(w, s, &d);
+	pbd_mesh_free(&m);
+	if (r != PBD_OK)
+		return r;
+	pbd_attachment_def ad = pbd_attachment_def_default();
+	ad.cloth = s->cloths[s->cloth_count - 1];
+	ad.vertices = waist;
+	ad.vertex_count = n;
+	ad.position[1] = 1.1f;
+	if ((r = pbd_attachment_create(w, &ad, &s->attachments[0])) != PBD_OK)
+		return r;
+	s->attachment_count = 1;
+	return PBD_OK;
+}
+
+// Turns of the twirl by time t: still for 1.5 s, up to 1.5 turns per second over 2 s, held
+// for 3 s, then slowing to a stop over 2 s.
+static float skirt_turns(float t)
+{
+	const float top = 1.5f;
+	t = fmaxf(t - 1.5f, 0.0f);
+	if (t < 2.0f)
+		return 0.5f * (top / 2.0f) * t * t;
+	float turns = top;  // by t = 2
+	if (t < 5.0f)
+		return turns + top * (t - 2.0f);
+	turns += 3.0f * top;
+	float u = fminf(t - 5.0f, 2.0f);
+	return turns + top * u - 0.5f * (top / 2.0f) * u * u;
+}
+
+static void update_skirt(pbd_world *w, demo_scene_state *s, float dt)
+{
+	float t = (float)s->time + dt, q[4], p[3] = {0.0f, 1.1f, 0.0f};
+	axis_angle(q, 0, 1, 0, 360.0f * fmodf(skirt_turns(t), 1.0f));
+	pbd_attachment_set_pose(w, s->attachments[0], p, q);
+}
+
+// A flag (a quad-dominant mesh, quads split on load) held along its hoist beside a pole, in
+// an 8 m/s wind.
+static pbd_result create_flag(pbd_world *w, const demo_scene_options *o, demo_scene_state *s)
+{
+	(void)o;
+	pbd_result r = add_floor(w, s);
+	if (r != PBD_OK)
+		return r;
+	pbd_collider_def pole = pbd_collider_def_default();
+	pole.type = PBD_SHAPE_CAPSULE;
+	pole.radius = 0.03f;
+	pole.half_height = 1.25f;
+	pole.position[1] = 1.25f;
+	if ((r = pbd_collider_create(w, &pole, &s->colliders[s->collider_count])) != PBD_OK)
+		return r;
+	s->collider_count++;
+	pbd_mesh m;
+	if ((r = load_sample("flag.obj", -1.0f, &m, s)) != PBD_OK)
+		return r;
+	uint32_t hoist[256];
+	int n = 0;
+	for (int i = 0; i < m.vertex_count && n < 256; ++i)
+		if (fabsf(m.positions[3 * i]) < 1e-6f)
+			hoist[n++] = (uint32_t)i;
+	pbd_cloth_def d = mesh_cloth(&m);
+	d.pinned = hoist;
+	d.pinned_count = n;
+	d.position[0] = 0.045f;
+	d.position[1] = 1.45f;
+	d.areal_density = 0.15f;
+	r = add_cloth(w, s, &d);
+	pbd_mesh_free(&m);
+	if (r != PBD_OK)
+		return r;
+	float wind[3] = {8.0f, 0.0f, 0.0f};
+	s->wind_direction[0] = 1.0f;
+	return pbd_world_set_wind(w, wind);
+}
+
 static const demo_scene scenes[] = {
 	{"hang", "a square cloth pinned at its two top corners", 32, {0.0f, 1.35f, 0.0f}, 2.9f, 25.0f, 12.0f,
 	 create_hang, NULL},
@@ -460,6 +631,12 @@ static const demo_scene scenes[] = {
 	 {0.3f, 0.8f, 0.0f}, 3.8f, 195.0f, 28.0f, create_bullet, update_bullet},
 	{"cape", "a character runs through hanging banners with a cape on its shoulders", 16, {0.0f, 1.0f, 0.0f},
 	 6.0f, 120.0f, 35.0f, create_cape, update_cape},
+	{"tablecloth", "a round tablecloth (mesh file) drops onto a square table", 0, {0.0f, 0.6f, 0.0f}, 2.8f, 30.0f,
+	 30.0f, create_tablecloth, NULL},
+	{"skirt", "a flared skirt (mesh file) twirls up and settles", 0, {0.0f, 0.9f, 0.0f}, 2.6f, 20.0f, 15.0f,
+	 create_skirt, update_skirt},
+	{"flag", "a flag (mesh file) on a pole in an 8 m/s wind", 0, {0.8f, 1.8f, 0.0f}, 3.5f, 60.0f, 10.0f,
+	 create_flag, NULL},
 };
 
 int demo_scene_count(void) { return (int)(sizeof scenes / sizeof scenes[0]); }
@@ -500,7 +677,8 @@ pbd_result demo_scene_load_def(const demo_scene *scene, const demo_scene_options
 	}
 	r = scene->create(*out_world, options, state);
 	if (r != PBD_OK) {
-		snprintf(error, error_capacity, "scene %s: %s", scene->name, pbd_world_last_error(*out_world));
+		snprintf(error, error_capacity, "scene %s: %s", scene->name,
+			 state->message[0] ? state->message : pbd_world_last_error(*out_world));
 		pbd_world_destroy(*out_world);
 		*out_world = NULL;
 	}

@@ -27,6 +27,7 @@ typedef struct demo_scene_state {
 	float wind_direction[3];  ///< unit direction the "wind" parameter blows along
 	double time;              ///< seconds since the scene started
 	float values[8];          ///< scene-specific values (e.g. the incline angle)
+	char message[256];        ///< why create failed when the world cannot say (a mesh file)
 } demo_scene_state;
 
 typedef struct demo_scene {
@@ -56,6 +57,10 @@ pbd_result demo_scene_load(const demo_scene *scene, const demo_scene_options *op
 pbd_result demo_scene_load_def(const demo_scene *scene, const demo_scene_options *options,
 			       const pbd_world_def *world_def, pbd_world **out_world, demo_scene_state *state,
 			       char *error, size_t error_capacity);
+
+/// Where the sample meshes (demos/meshes/*.obj) are: $PBD_MESH_DIR, else the installed
+/// copy, else the source tree.
+const char *demo_mesh_dir(void);
 
 /// Runs the scene's update (if any) and steps the world by dt.
 pbd_result demo_scene_step(const demo_scene *scene, pbd_world *world, demo_scene_state *state, float dt);

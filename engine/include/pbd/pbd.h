@@ -45,7 +45,17 @@
 
     THREADS
         A world is not thread-safe; use one world per thread or lock around calls. There is
-        no global mutable state: separate worlds are independent.
+        no global mutable state: separate worlds are independent. Inside a step, the parallel
+        parts (prediction, each colour of the stretch and bending constraints, the velocity
+        update) go through the task hooks of pbd_world_def when a game gives them (or a
+        pbd_task_pool); results are bit-identical for any number of workers.
+
+    OWNERSHIP
+        Pointers the library returns (positions, normals, indices, error strings) are
+        borrowed: valid until the next call that changes the world, never to be freed. Arrays
+        the caller passes in (defs, meshes, vertex lists) are copied; the caller keeps them.
+        Meshes filled by pbd_mesh_load_obj / pbd_mesh_parse_obj belong to the caller
+        (pbd_mesh_free).
 */
 
 #ifndef PBD_PBD_H
@@ -167,6 +177,7 @@ PBD_API void pbd_task_pool_destroy(pbd_task_pool *pool);
 /// The hook functions of the pool; user_context is the pool.
 PBD_API void *pbd_task_pool_enqueue(pbd_task_fn *task, int item_count, int min_range, void *task_context,
 				    void *user_context);
+/// Runs ranges of the task on the calling thread (worker 0) until all are done.
 PBD_API void pbd_task_pool_finish(void *user_task, void *user_context);
 
 /// World definition. Get one from pbd_world_def_default().
@@ -186,7 +197,9 @@ typedef struct pbd_world_def {
 	int internal_cookie;
 } pbd_world_def;
 
+/// The default settings (each field's default is given above).
 PBD_API pbd_world_settings pbd_world_settings_default(void);
+/// A world def with the default settings, malloc/free and no task hooks (single-threaded).
 PBD_API pbd_world_def pbd_world_def_default(void);
 /// Points a world def's hooks at the pool (worker_count, enqueue_task, finish_task, user_task_context).
 PBD_API void pbd_world_def_use_task_pool(pbd_world_def *def, const pbd_task_pool *pool);
@@ -201,10 +214,15 @@ PBD_API pbd_result pbd_world_step(pbd_world *world, float dt);
 
 /// Replaces all settings at once after checking them; on error nothing changes.
 PBD_API pbd_result pbd_world_set_settings(pbd_world *world, const pbd_world_settings *settings);
+/// The current settings (the defaults for a NULL world).
 PBD_API pbd_world_settings pbd_world_get_settings(const pbd_world *world);
+/// Substeps per step, 1..1000 (PBD_ERR_BAD_COUNT otherwise).
 PBD_API pbd_result pbd_world_set_substeps(pbd_world *world, int substeps);
+/// Constraint passes per substep, 1..1000.
 PBD_API pbd_result pbd_world_set_iterations(pbd_world *world, int iterations);
+/// Gravity in m/s^2, finite.
 PBD_API pbd_result pbd_world_set_gravity(pbd_world *world, const float gravity[3]);
+/// Wind velocity in m/s, finite.
 PBD_API pbd_result pbd_world_set_wind(pbd_world *world, const float wind[3]);
 
 /// The last error message of this world, "" if none yet. Valid until the next call that fails.
@@ -251,6 +269,7 @@ typedef struct pbd_world_stats {
 	int64_t allocations;                 ///< calls to the allocator since creation
 } pbd_world_stats;
 
+/// A copy of the figures of the last step (all zero for a NULL world).
 PBD_API pbd_world_stats pbd_world_get_stats(const pbd_world *world);
 
 // ---------------------------------------------------------------------------------------------
@@ -295,6 +314,7 @@ typedef struct pbd_cloth_material {
 	int self_collision;
 } pbd_cloth_material;
 
+/// The default material (each field's default is given above).
 PBD_API pbd_cloth_material pbd_cloth_material_default(void);
 
 /// Grid pin flags. The grid's vertex (i, j) lies at local (u, 0, v) with u = (i/(res_x-1) -
@@ -353,15 +373,20 @@ typedef struct pbd_cloth_def {
 	int internal_cookie;
 } pbd_cloth_def;
 
+/// The default cloth def described above.
 PBD_API pbd_cloth_def pbd_cloth_def_default(void);
 
 /// Creates a cloth. On failure *out_id is null and nothing changed.
 PBD_API pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_cloth_id *out_id);
+/// Removes the cloth, its attachments and its contacts; its id (and theirs) become stale.
 PBD_API pbd_result pbd_cloth_destroy(pbd_world *world, pbd_cloth_id id);
 /// PBD_OK for a live cloth of this world, else PBD_ERR_STALE_ID or PBD_ERR_UNKNOWN_ID.
 PBD_API pbd_result pbd_cloth_check(const pbd_world *world, pbd_cloth_id id);
 
+/// Replaces the cloth's material after checking every field (ranges above); on error nothing
+/// changes. Takes effect from the next step.
 PBD_API pbd_result pbd_cloth_set_material(pbd_world *world, pbd_cloth_id id, const pbd_cloth_material *material);
+/// Copies the cloth's material into *out.
 PBD_API pbd_result pbd_cloth_get_material(const pbd_world *world, pbd_cloth_id id, pbd_cloth_material *out);
 
 /// Borrowed, packed float[3] per vertex, valid until the next call that changes the world.
@@ -375,6 +400,7 @@ PBD_API const float *pbd_cloth_velocities(const pbd_world *world, pbd_cloth_id i
 PBD_API const uint32_t *pbd_cloth_indices(const pbd_world *world, pbd_cloth_id id, int *triangle_count);
 /// Copies up to `capacity` vertices' positions (float[3] each) into out.
 PBD_API pbd_result pbd_cloth_copy_positions(const pbd_world *world, pbd_cloth_id id, float *out, int capacity);
+/// Copies up to `capacity` vertices' unit normals (float[3] each) into out.
 PBD_API pbd_result pbd_cloth_copy_normals(const pbd_world *world, pbd_cloth_id id, float *out, int capacity);
 /// Inverse mass of a vertex in 1/kg (0 for a pinned vertex).
 PBD_API pbd_result pbd_cloth_get_inverse_mass(const pbd_world *world, pbd_cloth_id id, int vertex, float *out);
@@ -409,18 +435,24 @@ typedef struct pbd_particles_def {
 	int internal_cookie;
 } pbd_particles_def;
 
+/// The default particle def described above (count 0: set count and positions).
 PBD_API pbd_particles_def pbd_particles_def_default(void);
+/// Creates a group of free particles (positions and velocities are copied). On failure
+/// *out_id is null and nothing changed.
 PBD_API pbd_result pbd_particles_create(pbd_world *world, const pbd_particles_def *def, pbd_particles_id *out_id);
+/// Removes the group; its id becomes stale.
 PBD_API pbd_result pbd_particles_destroy(pbd_world *world, pbd_particles_id id);
 /// Borrowed positions / velocities (packed float[3]), valid until the next call that changes
 /// the world; NULL for a bad id.
 PBD_API const float *pbd_particles_positions(const pbd_world *world, pbd_particles_id id, int *count);
+/// Velocities in m/s, same layout and lifetime as the positions.
 PBD_API const float *pbd_particles_velocities(const pbd_world *world, pbd_particles_id id, int *count);
 /// Radius of the group's particles (0 for a bad id).
 PBD_API float pbd_particles_radius(const pbd_world *world, pbd_particles_id id);
 /// Places one particle (position and velocity); the game's way to shoot or reset one.
 PBD_API pbd_result pbd_particles_set(pbd_world *world, pbd_particles_id id, int index, const float position[3],
 				     const float velocity[3]);
+/// Friction coefficients (>= 0) of the whole group.
 PBD_API pbd_result pbd_particles_set_friction(pbd_world *world, pbd_particles_id id, float static_friction,
 					      float kinetic_friction);
 
@@ -454,12 +486,17 @@ typedef struct pbd_collider_def {
 	int internal_cookie;
 } pbd_collider_def;
 
+/// The default collider def described above (the floor plane y = 0).
 PBD_API pbd_collider_def pbd_collider_def_default(void);
+/// Creates a collider, static until pbd_collider_set_pose moves it. On failure *out_id is
+/// null and nothing changed.
 PBD_API pbd_result pbd_collider_create(pbd_world *world, const pbd_collider_def *def, pbd_collider_id *out_id);
+/// Removes the collider; its id becomes stale.
 PBD_API pbd_result pbd_collider_destroy(pbd_world *world, pbd_collider_id id);
 /// Moves a collider kinematically: it reaches the pose at the end of the next step, moving
 /// smoothly through the substeps; contacts see its velocity (friction drags cloth along).
 PBD_API pbd_result pbd_collider_set_pose(pbd_world *world, pbd_collider_id id, const float position[3], const float rotation[4]);
+/// Friction coefficients (>= 0) of the collider's side of its contacts.
 PBD_API pbd_result pbd_collider_set_friction(pbd_world *world, pbd_collider_id id, float static_friction, float kinetic_friction);
 /// The collider's current definition (its pose as now).
 PBD_API pbd_result pbd_collider_get_def(const pbd_world *world, pbd_collider_id id, pbd_collider_def *out);
@@ -493,6 +530,7 @@ typedef struct pbd_attachment_def {
 	int internal_cookie;
 } pbd_attachment_def;
 
+/// An attachment def with no cloth, no vertices, the identity frame and compliance 0.
 PBD_API pbd_attachment_def pbd_attachment_def_default(void);
 /// Attaches the vertices. A vertex may be held exactly by one attachment only
 /// (PBD_ERR_REPEATED_INDEX otherwise). Destroying the cloth destroys its attachments (their
@@ -541,6 +579,7 @@ typedef struct pbd_obj_options {
 	int internal_cookie;
 } pbd_obj_options;
 
+/// Options with no welding and a 256 MiB file limit.
 PBD_API pbd_obj_options pbd_obj_options_default(void);
 /// Reads an OBJ file: `v x y z` lines (further numbers, such as w or a colour, are ignored)
 /// and `f` lines of three or more corners in any of the forms v, v/vt, v//vn, v/vt/vn, with
