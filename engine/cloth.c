@@ -594,6 +594,33 @@ pbd_result pbd_cloth_set_material(pbd_world *world, pbd_cloth_id id, const pbd_c
 	return PBD_OK;
 }
 
+pbd_result pbd_cloth_set_areal_density(pbd_world *world, pbd_cloth_id id, float areal_density)
+{
+	pbd_result r;
+	pbd_cloth *c = get_cloth(world, id, &r);
+	if (!c)
+		return r;
+	if (!isfinite(areal_density))
+		return pbd_fail(world, PBD_ERR_NOT_FINITE, "areal density is NaN or infinite");
+	if (areal_density <= 0.0f)
+		return pbd_fail(world, PBD_ERR_NON_POSITIVE, "areal density must be > 0, got %g", (double)areal_density);
+	// Every mass scales by the same factor, so the inverse masses scale by its inverse.
+	float scale = c->areal_density / areal_density;
+	for (int i = c->first; i < c->first + c->count; ++i) {
+		world->inv_mass_free[i] *= scale;
+		if (!world->pinned[i])
+			world->x[i].w = world->p[i].w = world->inv_mass_free[i];
+	}
+	c->areal_density = areal_density;
+	return PBD_OK;
+}
+
+float pbd_cloth_get_areal_density(const pbd_world *world, pbd_cloth_id id)
+{
+	pbd_cloth *c = pbd_cloth_lookup(world, id, NULL);
+	return c ? c->areal_density : 0.0f;
+}
+
 pbd_result pbd_cloth_get_material(const pbd_world *world, pbd_cloth_id id, pbd_cloth_material *out)
 {
 	pbd_result r;

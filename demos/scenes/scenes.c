@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Scene table: what each scene builds and how it moves.
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -610,6 +611,115 @@ static pbd_result create_flag(pbd_world *w, const demo_scene_options *o, demo_sc
 	return pbd_world_set_wind(w, wind);
 }
 
+// Your own cloth: an OBJ file dropped into a default stage (a floor, optionally a sphere),
+// centred over the origin with its lowest point 0.3 m above the floor (1 m with the sphere),
+// pinned as options->pins says.
+static pbd_result pin_vertices(const pbd_mesh *m, const char *spec, uint32_t **out, int *count, char *message,
+			       size_t capacity)
+{
+	*out = NULL;
+	*count = 0;
+	if (!spec || strcmp(spec, "none") == 0)
+		return PBD_OK;
+	uint32_t *list = malloc((size_t)m->vertex_count * sizeof *list);
+	if (!list)
+		return PBD_ERR_OUT_OF_MEMORY;
+	float lo = INFINITY, hi = -INFINITY;
+	for (int i = 0; i < m->vertex_count; ++i) {
+		lo = fminf(lo, m->positions[3 * i + 1]);
+		hi = fmaxf(hi, m->positions[3 * i + 1]);
+	}
+	int n = 0;
+	float percent = -1.0f;
+	char *end = NULL;
+	if (strcmp(spec, "top") == 0)
+		percent = 0.5f;  // the top edge: within half a percent of the height
+	else if (strncmp(spec, "highest:", 8) == 0)
+		percent = strtof(spec + 8, &end);
+	if (percent >= 0.0f || (end && end != spec + 8)) {
+		if ((end && (*end != '\0' && strcmp(end, "%") != 0)) || !(percent > 0.0f && percent <= 100.0f)) {
+			snprintf(message, capacity, "--pin %s: expected highest:N with 0 < N <= 100", spec);
+			free(list);
+			return PBD_ERR_BAD_COUNT;
+		}
+		if (!(hi > lo)) {
+			snprintf(message, capacity, "--pin %s: the mesh is flat (all vertices at one height): no top to pin", spec);
+			free(list);
+			return PBD_ERR_BAD_COUNT;
+		}
+		float cut = hi - (hi - lo) * percent / 100.0f;
+		for (int i = 0; i < m->vertex_count; ++i)
+			if (m->positions[3 * i + 1] >= cut)
+				list[n++] = (uint32_t)i;
+	} else {
+		const char *at = spec;
+		while (*at) {
+			errno = 0;
+			long v = strtol(at, &end, 10);
+			if (end == at || errno || v < 0 || v >= m->vertex_count || n >= m->vertex_count ||
+			    (*end != ',' && *end != '\0')) {
+				snprintf(message, capacity, "--pin %s: expected none, top, highest:N or vertex indices 0..%d "
+					 "separated by commas", spec, m->vertex_count - 1);
+				free(list);
+				return end != at && (v < 0 || v >= m->vertex_count) ? PBD_ERR_INDEX_OUT_OF_RANGE : PBD_ERR_BAD_COUNT;
+			}
+			list[n++] = (uint32_t)v;
+			at = *end == ',' ? end + 1 : end;
+		}
+	}
+	*out = list;
+	*count = n;
+	return PBD_OK;
+}
+
+static pbd_result create_mesh(pbd_world *w, const demo_scene_options *o, demo_scene_state *s)
+{
+	if (!o || !o->cloth_path) {
+		snprintf(s->message, sizeof s->message, "scene mesh needs a file (--cloth FILE.obj)");
+		return PBD_ERR_NULL_ARGUMENT;
+	}
+	pbd_result r = add_floor(w, s);
+	if (r != PBD_OK)
+		return r;
+	pbd_obj_options oo = pbd_obj_options_default();
+	oo.weld_distance = 0.0f;  // exporters split vertices at seams: join exact duplicates
+	pbd_mesh m;
+	if ((r = pbd_mesh_load_obj(o->cloth_path, &oo, &m, s->message, sizeof s->message)) != PBD_OK)
+		return r;
+	uint32_t *pins = NULL;
+	int pin_count = 0;
+	if ((r = pin_vertices(&m, o->pins, &pins, &pin_count, s->message, sizeof s->message)) != PBD_OK) {
+		pbd_mesh_free(&m);
+		return r;
+	}
+	float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+	for (int i = 0; i < m.vertex_count; ++i)
+		for (int k = 0; k < 3; ++k) {
+			lo[k] = fminf(lo[k], m.positions[3 * i + k]);
+			hi[k] = fmaxf(hi[k], m.positions[3 * i + k]);
+		}
+	pbd_cloth_def d = mesh_cloth(&m);
+	d.pinned = pins;
+	d.pinned_count = pin_count;
+	d.position[0] = -0.5f * (lo[0] + hi[0]);
+	d.position[1] = (o->sphere ? 1.0f : 0.3f) - lo[1];
+	d.position[2] = -0.5f * (lo[2] + hi[2]);
+	r = add_cloth(w, s, &d);
+	if (r != PBD_OK)
+		snprintf(s->message, sizeof s->message, "%s: %s", o->cloth_path, pbd_world_last_error(w));
+	free(pins);
+	pbd_mesh_free(&m);
+	if (r == PBD_OK && o->sphere) {
+		pbd_collider_def ball = pbd_collider_def_default();
+		ball.type = PBD_SHAPE_SPHERE;
+		ball.radius = 0.35f;
+		ball.position[1] = 0.45f;
+		if ((r = pbd_collider_create(w, &ball, &s->colliders[s->collider_count])) == PBD_OK)
+			s->collider_count++;
+	}
+	return r;
+}
+
 static const demo_scene scenes[] = {
 	{"hang", "a square cloth pinned at its two top corners", 32, {0.0f, 1.35f, 0.0f}, 2.9f, 25.0f, 12.0f,
 	 create_hang, NULL},
@@ -639,6 +749,10 @@ static const demo_scene scenes[] = {
 	 create_flag, NULL},
 };
 
+// Not in the numbered table: it needs a file (the tools choose it for --cloth).
+static const demo_scene mesh_scene = {"mesh", "your own cloth: --cloth FILE.obj [--pin ...] [--sphere]", 0,
+				      {0.0f, 0.6f, 0.0f}, 3.0f, 30.0f, 25.0f, create_mesh, NULL};
+
 int demo_scene_count(void) { return (int)(sizeof scenes / sizeof scenes[0]); }
 
 const demo_scene *demo_scene_at(int index)
@@ -651,7 +765,7 @@ const demo_scene *demo_scene_find(const char *name)
 	for (int i = 0; i < demo_scene_count(); ++i)
 		if (strcmp(scenes[i].name, name) == 0)
 			return &scenes[i];
-	return NULL;
+	return strcmp(name, mesh_scene.name) == 0 ? &mesh_scene : NULL;
 }
 
 pbd_result demo_scene_load(const demo_scene *scene, const demo_scene_options *options,

@@ -11,7 +11,10 @@
 #define DEMO_MAX_COLLIDERS 16
 
 typedef struct demo_scene_options {
-	int res;  ///< vertices per cloth side; 0 = the scene's default
+	int res;                  ///< vertices per cloth side; 0 = the scene's default
+	const char *cloth_path;   ///< scene "mesh": the OBJ file to load
+	const char *pins;         ///< scene "mesh": "none", "top", "highest:N" (percent) or "i,j,k,..."
+	int sphere;               ///< scene "mesh": 1 puts a sphere under the cloth
 } demo_scene_options;
 
 /// What a scene created, so tools can address it.
@@ -45,6 +48,8 @@ typedef struct demo_scene {
 
 int demo_scene_count(void);
 const demo_scene *demo_scene_at(int index);
+/// A scene of the table by name, or "mesh" (your own OBJ file: options.cloth_path), which
+/// is not in the numbered table.
 const demo_scene *demo_scene_find(const char *name);
 
 /// Creates `scene` in a fresh world (settings from `settings`, or defaults when NULL).
@@ -104,3 +109,16 @@ pbd_result demo_param_apply(pbd_world *world, demo_scene_state *state, const cha
 			    size_t error_capacity);
 /// One key press: raises (up != 0) or lowers the parameter by its step, within its limits.
 pbd_result demo_param_nudge(const demo_param *param, pbd_world *world, demo_scene_state *state, int up);
+
+// -------------------------------------------------------------------------------------------
+// Material presets and tuning files (demos/tuning/pbd_tuning.h) on a whole scene
+
+struct pbd_tuning;
+/// Gives every cloth the preset's material fields and density (colliders its friction).
+pbd_result demo_apply_preset(pbd_world *world, demo_scene_state *state, const char *name, char *error,
+			     size_t error_capacity);
+/// Gives the world the tuning's settings and every cloth its material and density.
+pbd_result demo_apply_tuning(pbd_world *world, demo_scene_state *state, const struct pbd_tuning *tuning,
+			     char *error, size_t error_capacity);
+/// Reads the first cloth's material and density and the world's settings into *tuning.
+pbd_result demo_read_tuning(const pbd_world *world, const demo_scene_state *state, struct pbd_tuning *tuning);

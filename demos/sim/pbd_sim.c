@@ -10,6 +10,7 @@
 
 #include <pbd/pbd.h>
 
+#include "pbd_tuning.h"
 #include "scenes.h"
 
 #define MAX_SETS 64
@@ -28,14 +29,23 @@ typedef struct sim_options {
 	int json;
 	int list;
 	int threads;
+	const char *cloth_path;   // --cloth: the "mesh" scene
+	const char *pins;
+	int sphere;
+	const char *material;
+	const char *params;
+	const char *save_params;
+	int print_c;
 } sim_options;
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: pbd-sim --list\n"
-		"       pbd-sim --scene NAME [--frames N] [--dt S] [--substeps K] [--iterations K] [--res N]\n"
-		"               [--set key=value]... [--dump DIR] [--dump-every K] [--threads N] [--json]\n"
+		"       pbd-sim (--scene NAME | --cloth FILE.obj [--pin SPEC] [--sphere]) [--frames N] [--dt S]\n"
+		"               [--substeps K] [--iterations K] [--res N] [--material NAME] [--params FILE]\n"
+		"               [--set key=value]... [--save-params FILE] [--print-c] [--dump DIR]\n"
+		"               [--dump-every K] [--threads N] [--json]\n"
 		"\n"
 		"  --list           print the scene names, one per line\n"
 		"  --scene NAME     scene to run (see --list)\n"
@@ -44,6 +54,19 @@ static void usage(FILE *out)
 		"  --substeps K     substeps per frame (default: the engine's)\n"
 		"  --iterations K   constraint passes per substep (default: the engine's)\n"
 		"  --res N          vertices per cloth side (default: the scene's)\n"
+		"  --cloth FILE     your own cloth from an OBJ file, over a floor (exact duplicate\n"
+		"                   vertices are welded)\n"
+		"  --pin SPEC       with --cloth: none (default), top (the top edge), highest:N (the\n"
+		"                   highest N%% of the height) or vertex indices like 0,15,31\n"
+		"  --sphere         with --cloth: a sphere under the cloth\n"
+		"  --material NAME  a material preset for every cloth:");
+	for (int i = 0; i < pbd_tuning_preset_count(); ++i)
+		fprintf(out, " %s", pbd_tuning_preset_name(i));
+	fprintf(out, "\n"
+		"  --params FILE    load a tuning (INI, as the viewer's O key writes) onto the world and\n"
+		"                   every cloth; applied after --material, before --set\n"
+		"  --save-params F  write the tuning (first cloth and world) after the options above\n"
+		"  --print-c        print the tuning as C code for a pbd_world_def and a pbd_cloth_def\n"
 		"  --set key=value  set a parameter; keys:");
 	for (int i = 0; i < demo_param_count(); ++i)
 		fprintf(out, "%s%s", i % 4 == 0 ? "\n                     " : " ", demo_param_at(i)->name);
@@ -81,7 +104,8 @@ static int parse_args(int argc, char **argv, sim_options *o)
 		int takes = strcmp(a, "--scene") == 0 || strcmp(a, "--frames") == 0 || strcmp(a, "--dt") == 0 ||
 			    strcmp(a, "--substeps") == 0 || strcmp(a, "--iterations") == 0 || strcmp(a, "--res") == 0 ||
 			    strcmp(a, "--set") == 0 || strcmp(a, "--dump") == 0 || strcmp(a, "--dump-every") == 0 ||
-			    strcmp(a, "--threads") == 0;
+			    strcmp(a, "--threads") == 0 || strcmp(a, "--cloth") == 0 || strcmp(a, "--pin") == 0 ||
+			    strcmp(a, "--material") == 0 || strcmp(a, "--params") == 0 || strcmp(a, "--save-params") == 0;
 		if (takes && !v) {
 			fprintf(stderr, "pbd-sim: %s needs a value\n", a);
 			return 0;
@@ -90,6 +114,20 @@ static int parse_args(int argc, char **argv, sim_options *o)
 			o->list = 1;
 		} else if (strcmp(a, "--json") == 0) {
 			o->json = 1;
+		} else if (strcmp(a, "--sphere") == 0) {
+			o->sphere = 1;
+		} else if (strcmp(a, "--print-c") == 0) {
+			o->print_c = 1;
+		} else if (strcmp(a, "--cloth") == 0) {
+			o->cloth_path = v;
+		} else if (strcmp(a, "--pin") == 0) {
+			o->pins = v;
+		} else if (strcmp(a, "--material") == 0) {
+			o->material = v;
+		} else if (strcmp(a, "--params") == 0) {
+			o->params = v;
+		} else if (strcmp(a, "--save-params") == 0) {
+			o->save_params = v;
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			usage(stdout);
 			exit(0);
@@ -135,8 +173,18 @@ static int parse_args(int argc, char **argv, sim_options *o)
 		if (takes)
 			++i;
 	}
+	if (o->cloth_path && o->scene) {
+		fprintf(stderr, "pbd-sim: give --scene or --cloth, not both\n");
+		return 0;
+	}
+	if (o->cloth_path)
+		o->scene = "mesh";
+	if ((o->pins || o->sphere) && !o->cloth_path) {
+		fprintf(stderr, "pbd-sim: --pin and --sphere go with --cloth\n");
+		return 0;
+	}
 	if (!o->list && !o->scene) {
-		fprintf(stderr, "pbd-sim: give --scene NAME or --list (try --help)\n");
+		fprintf(stderr, "pbd-sim: give --scene NAME, --cloth FILE.obj or --list (try --help)\n");
 		return 0;
 	}
 	return 1;
@@ -236,7 +284,7 @@ static int run(const sim_options *options, pbd_task_pool *pool)
 		settings.substeps = o.substeps;
 	if (o.iterations)
 		settings.iterations = o.iterations;
-	demo_scene_options so = {o.res};
+	demo_scene_options so = {o.res, o.cloth_path, o.pins, o.sphere};
 	pbd_world *world = NULL;
 	demo_scene_state state;
 	char error[512];
@@ -247,12 +295,39 @@ static int run(const sim_options *options, pbd_task_pool *pool)
 		fprintf(stderr, "pbd-sim: %s\n", error);
 		return 2;
 	}
+	if (o.material && demo_apply_preset(world, &state, o.material, error, sizeof error) != PBD_OK) {
+		fprintf(stderr, "pbd-sim: --material: %s\n", error);
+		pbd_world_destroy(world);
+		return 2;
+	}
+	pbd_tuning tuning = pbd_tuning_default();
+	if (o.material)
+		pbd_tuning_apply_preset(&tuning, o.material);
+	if (o.params) {
+		demo_read_tuning(world, &state, &tuning);
+		if (pbd_tuning_load(o.params, &tuning, error, sizeof error) != 0 ||
+		    demo_apply_tuning(world, &state, &tuning, error, sizeof error) != PBD_OK) {
+			fprintf(stderr, "pbd-sim: --params %s\n", error);
+			pbd_world_destroy(world);
+			return 2;
+		}
+	}
 	for (int i = 0; i < o.set_count; ++i) {
 		if (demo_param_apply(world, &state, o.sets[i], error, sizeof error) != PBD_OK) {
 			fprintf(stderr, "pbd-sim: --set %s\n", error);
 			pbd_world_destroy(world);
 			return 2;
 		}
+	}
+	if (o.save_params || o.print_c) {
+		demo_read_tuning(world, &state, &tuning);
+		if (o.save_params && pbd_tuning_save(o.save_params, &tuning, error, sizeof error) != 0) {
+			fprintf(stderr, "pbd-sim: --save-params %s\n", error);
+			pbd_world_destroy(world);
+			return 1;
+		}
+		if (o.print_c)
+			pbd_tuning_write_c(stdout, &tuning);
 	}
 	if (o.dump_dir) {
 		mkdir(o.dump_dir, 0777);  // may exist already; a real problem shows when writing

@@ -8,6 +8,7 @@
 
 #include <stb_image_write.h>
 
+#include "pbd_tuning.h"
 #include "viewer.h"
 
 void app_set_status(app *a, const char *fmt, ...)
@@ -37,6 +38,11 @@ bool app_load_scene(app *a, const demo_scene *scene, bool keep_params)
 		fprintf(stderr, "pbd-viewer: %s\n", error);
 		return false;
 	}
+	// A loaded tuning, then the chosen preset, then what the keys changed since.
+	if (a->have_tuning && demo_apply_tuning(world, &state, a->tuning, error, sizeof error) != PBD_OK)
+		app_set_status(a, "%s", error);
+	if (a->material[0] && demo_apply_preset(world, &state, a->material, error, sizeof error) != PBD_OK)
+		app_set_status(a, "%s", error);
 	if (keep_params && a->world)
 		for (int i = 0; i < nparams && i < 64; ++i)
 			demo_param_at(i)->set(world, &state, kept[i]);
@@ -50,6 +56,64 @@ bool app_load_scene(app *a, const demo_scene *scene, bool keep_params)
 	if (!same_scene)
 		camera_from_scene(&a->cam, scene);
 	return true;
+}
+
+bool app_drop_file(app *a, const char *path)
+{
+	char previous[sizeof a->cloth_path];
+	memcpy(previous, a->cloth_path, sizeof previous);
+	const char *previous_option = a->options.cloth_path;
+	snprintf(a->cloth_path, sizeof a->cloth_path, "%s", path);
+	a->options.cloth_path = a->cloth_path;
+	if (!a->options.pins)
+		a->options.pins = "none";
+	if (app_load_scene(a, demo_scene_find("mesh"), false)) {
+		app_set_status(a, "loaded %s", path);
+		return true;
+	}
+	// app_load_scene has shown and printed the error; the old scene runs on.
+	memcpy(a->cloth_path, previous, sizeof previous);
+	a->options.cloth_path = previous_option;
+	return false;
+}
+
+bool app_save_tuning(app *a)
+{
+	pbd_tuning t = pbd_tuning_default();
+	snprintf(t.material_name, sizeof t.material_name, "%s", a->material);
+	char error[512];
+	if (demo_read_tuning(a->world, &a->state, &t) != PBD_OK ||
+	    pbd_tuning_save(a->tuning_path, &t, error, sizeof error) != 0) {
+		app_set_status(a, "cannot save the tuning: %s", error);
+		fprintf(stderr, "pbd-viewer: cannot save the tuning: %s\n", error);
+		return false;
+	}
+	printf("pbd-viewer: tuning written to %s; the same as C:\n", a->tuning_path);
+	pbd_tuning_write_c(stdout, &t);
+	fflush(stdout);
+	app_set_status(a, "tuning saved to %s (C code in the terminal)", a->tuning_path);
+	return true;
+}
+
+void app_next_material(app *a)
+{
+	int n = pbd_tuning_preset_count(), next = 0;
+	for (int i = 0; i < n; ++i)
+		if (strcmp(a->material, pbd_tuning_preset_name(i)) == 0)
+			next = i + 1;
+	if (next >= n) {
+		// Back to the scene's own material: reload it.
+		a->material[0] = '\0';
+		app_load_scene(a, a->scene, false);
+		app_set_status(a, "material: the scene's own");
+		return;
+	}
+	snprintf(a->material, sizeof a->material, "%s", pbd_tuning_preset_name(next));
+	char error[256];
+	if (demo_apply_preset(a->world, &a->state, a->material, error, sizeof error) == PBD_OK)
+		app_set_status(a, "material: %s", a->material);
+	else
+		app_set_status(a, "%s", error);
 }
 
 void app_step(app *a)
@@ -118,8 +182,15 @@ static void draw_overlay(app *a)
 		w = fmaxf(w, renderer_text_width(params[i], scale));
 	w = fmaxf(w, renderer_text_width("predict 0.00  collide 0.00  solve 0.00  contacts 0.00 ms", scale)) + 20.0f;
 	renderer_panel(r, x - 8.0f, y - 8.0f, w, line * (float)lines + 70.0f, panel);
-	snprintf(text, sizeof text, "scene %s  (%d/%d)%s", a->scene->name,
-		 (int)(a->scene - demo_scene_at(0)) + 1, demo_scene_count(), a->paused ? "   PAUSED" : "");
+	if (a->scene == demo_scene_find("mesh")) {
+		const char *slash = strrchr(a->cloth_path, '/');
+		snprintf(text, sizeof text, "mesh %.100s  material %s%s", slash ? slash + 1 : a->cloth_path,
+			 a->material[0] ? a->material : "(the scene's)", a->paused ? "   PAUSED" : "");
+	} else {
+		snprintf(text, sizeof text, "scene %s  (%d/%d)  material %s%s", a->scene->name,
+			 (int)(a->scene - demo_scene_at(0)) + 1, demo_scene_count(),
+			 a->material[0] ? a->material : "(the scene's)", a->paused ? "   PAUSED" : "");
+	}
 	renderer_text(r, x, y, scale, text, accent);
 	y += line;
 	if (a->test_mode)

@@ -41,6 +41,8 @@ static const key_table *table(void)
 		add(&t, "X", KEY_WIREFRAME, "wireframe", NULL);
 		add(&t, "H", KEY_HELP, "help overlay", NULL);
 		add(&t, "P", KEY_SCREENSHOT, "save a PNG screenshot", NULL);
+		add(&t, "M", KEY_MATERIAL, "next material preset (silk, cotton, denim, leather, rubber)", NULL);
+		add(&t, "O", KEY_SAVE_TUNING, "save the tuning file and print it as C code", NULL);
 		add(&t, "escape", KEY_QUIT, "quit", NULL);
 		built = 1;
 	}
@@ -122,6 +124,12 @@ bool keys_press(app *a, const char *name, bool shift)
 			break;
 		case KEY_SCREENSHOT:
 			a->want_screenshot = true;
+			break;
+		case KEY_MATERIAL:
+			app_next_material(a);
+			break;
+		case KEY_SAVE_TUNING:
+			app_save_tuning(a);
 			break;
 		case KEY_QUIT:
 			a->quit = true;

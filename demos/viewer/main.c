@@ -10,6 +10,7 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
+#include "pbd_tuning.h"
 #include "viewer.h"
 
 #define MAX_KEY_EVENTS 256
@@ -23,6 +24,14 @@ typedef struct viewer_options {
 	const char *shaders;
 	int res;
 	int threads;
+	const char *cloth;        // --cloth FILE.obj: the "mesh" scene
+	const char *pins;
+	int sphere;
+	const char *material;
+	const char *params;
+	const char *save_params;
+	const char *drops[8];     // --drop FRAME:FILE, test mode
+	int drop_count;
 } viewer_options;
 
 static void usage(FILE *out)
@@ -30,6 +39,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: pbd-viewer [--scene NAME] [--size WxH] [--frames N] [--screenshot FILE]\n"
 		"                  [--keys FRAME:KEY,...] [--res N] [--threads N] [--shaders DIR]\n"
+		"                  [--cloth FILE.obj [--pin SPEC] [--sphere]] [--material NAME] [--params FILE]\n"
+		"                  [--save-params FILE] [--drop FRAME:FILE.obj]\n"
 		"  --scene NAME       scene to show (default: the first); scenes:");
 	for (int i = 0; i < demo_scene_count(); ++i)
 		fprintf(out, " %s", demo_scene_at(i)->name);
@@ -40,6 +51,14 @@ static void usage(FILE *out)
 		     "  --keys LIST        key presses at given frames, e.g. \"10:S,20:shift+S,30:space\"\n"
 		     "  --res N            vertices per cloth side (default: the scene's)\n"
 		     "  --threads N        workers of the engine's task pool, 1..64 (default 1)\n"
+		     "  --cloth FILE       your own cloth from an OBJ file over a floor (or drop a file on the\n"
+		     "                     window)\n"
+		     "  --pin SPEC         none (default), top, highest:N (percent of the height) or 0,15,31\n"
+		     "  --sphere           a sphere under your cloth\n"
+		     "  --material NAME    a material preset (silk, cotton, denim, leather, rubber; M cycles)\n"
+		     "  --params FILE      load a tuning file (INI) onto every scene\n"
+		     "  --save-params FILE where the O key writes the tuning (default pbd-tuning.ini)\n"
+		     "  --drop FRAME:FILE  test mode: drop FILE on the window at FRAME (repeatable)\n"
 		     "  --shaders DIR      where the GLSL files are (default: next to the build or install)\n\n");
 	keys_print_help(out);
 }
@@ -59,12 +78,21 @@ static int parse_long(const char *flag, const char *s, long lo, long hi, long *o
 
 static int parse_args(int argc, char **argv, viewer_options *o)
 {
-	*o = (viewer_options){NULL, 1280, 720, -1, NULL, NULL, NULL, 0, 1};
+	memset(o, 0, sizeof *o);
+	o->width = 1280;
+	o->height = 720;
+	o->frames = -1;
+	o->threads = 1;
+	o->save_params = "pbd-tuning.ini";
 	for (int i = 1; i < argc; ++i) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			usage(stdout);
 			exit(0);
+		}
+		if (strcmp(a, "--sphere") == 0) {
+			o->sphere = 1;
+			continue;
 		}
 		if (!v) {
 			fprintf(stderr, "pbd-viewer: %s needs a value (try --help)\n", a);
@@ -92,6 +120,24 @@ static int parse_args(int argc, char **argv, viewer_options *o)
 			if (!parse_long(a, v, 2, 4096, &n))
 				return 0;
 			o->res = (int)n;
+		} else if (strcmp(a, "--cloth") == 0) {
+			o->cloth = v;
+		} else if (strcmp(a, "--pin") == 0) {
+			o->pins = v;
+		} else if (strcmp(a, "--material") == 0) {
+			o->material = v;
+		} else if (strcmp(a, "--params") == 0) {
+			o->params = v;
+		} else if (strcmp(a, "--save-params") == 0) {
+			o->save_params = v;
+		} else if (strcmp(a, "--drop") == 0) {
+			char *end = NULL;
+			long frame = strtol(v, &end, 10);
+			if (end == v || *end != ':' || frame < 0 || !end[1] || o->drop_count == 8) {
+				fprintf(stderr, "pbd-viewer: --drop needs FRAME:FILE (at most 8), got '%s'\n", v);
+				return 0;
+			}
+			o->drops[o->drop_count++] = v;
 		} else if (strcmp(a, "--threads") == 0) {
 			if (!parse_long(a, v, 1, 64, &n))
 				return 0;
@@ -186,12 +232,33 @@ static void on_error(int code, const char *text)
 	fprintf(stderr, "pbd-viewer: GLFW error %d: %s\n", code, text);
 }
 
+// Files dropped on the window: the first one that is an OBJ file becomes the cloth.
+static void on_drop(GLFWwindow *window, int count, const char **paths)
+{
+	app *a = glfwGetWindowUserPointer(window);
+	if (count > 0)
+		app_drop_file(a, paths[0]);
+}
+
 int main(int argc, char **argv)
 {
 	viewer_options o;
 	if (!parse_args(argc, argv, &o))
 		return 2;
-	const demo_scene *scene = o.scene ? demo_scene_find(o.scene) : demo_scene_at(0);
+	const demo_scene *scene = o.cloth ? demo_scene_find("mesh") : o.scene ? demo_scene_find(o.scene) : demo_scene_at(0);
+	pbd_tuning tuning = pbd_tuning_default();
+	char error[512];
+	if (o.params && pbd_tuning_load(o.params, &tuning, error, sizeof error) != 0) {
+		fprintf(stderr, "pbd-viewer: --params %s\n", error);
+		return 2;
+	}
+	if (o.material && pbd_tuning_apply_preset(&tuning, o.material) != 0) {
+		fprintf(stderr, "pbd-viewer: unknown material '%s' (materials:", o.material);
+		for (int i = 0; i < pbd_tuning_preset_count(); ++i)
+			fprintf(stderr, " %s", pbd_tuning_preset_name(i));
+		fprintf(stderr, ")\n");
+		return 2;
+	}
 	if (!scene) {
 		fprintf(stderr, "pbd-viewer: unknown scene '%s'; scenes:", o.scene);
 		for (int i = 0; i < demo_scene_count(); ++i)
@@ -201,7 +268,6 @@ int main(int argc, char **argv)
 	}
 	key_event events[MAX_KEY_EVENTS];
 	int event_count = 0;
-	char error[512];
 	if (o.keys && (event_count = keys_parse_script(o.keys, events, MAX_KEY_EVENTS, error, sizeof error)) < 0) {
 		fprintf(stderr, "pbd-viewer: %s\n", error);
 		return 2;
@@ -239,6 +305,17 @@ int main(int argc, char **argv)
 	a.mouse_button = -1;
 	a.test_mode = test_mode;
 	a.options.res = o.res;
+	a.options.pins = o.pins;
+	a.options.sphere = o.sphere;
+	if (o.cloth) {
+		snprintf(a.cloth_path, sizeof a.cloth_path, "%s", o.cloth);
+		a.options.cloth_path = a.cloth_path;
+	}
+	if (o.material)
+		snprintf(a.material, sizeof a.material, "%s", o.material);
+	a.have_tuning = o.params != NULL;
+	a.tuning = &tuning;
+	a.tuning_path = o.save_params;
 	if (o.threads > 1 && pbd_task_pool_create(o.threads, &a.pool) != PBD_OK) {
 		fprintf(stderr, "pbd-viewer: cannot start %d worker threads\n", o.threads);
 		glfwTerminate();
@@ -264,6 +341,7 @@ int main(int argc, char **argv)
 	glfwSetMouseButtonCallback(window, on_mouse_button);
 	glfwSetCursorPosCallback(window, on_cursor);
 	glfwSetScrollCallback(window, on_scroll);
+	glfwSetDropCallback(window, on_drop);
 	glfwGetFramebufferSize(window, &a.width, &a.height);
 
 	int next_event = 0, status = 0;
@@ -275,6 +353,9 @@ int main(int argc, char **argv)
 		double now = glfwGetTime();
 		for (; next_event < event_count && events[next_event].frame <= a.frame; ++next_event)
 			keys_press(&a, events[next_event].key, events[next_event].shift);
+		for (int d = 0; d < o.drop_count; ++d)
+			if (strtol(o.drops[d], NULL, 10) == a.frame)
+				app_drop_file(&a, strchr(o.drops[d], ':') + 1);
 		if (a.quit)
 			break;
 		if (test_mode) {

@@ -61,6 +61,11 @@ typedef struct app {
 	const demo_scene *scene;
 	demo_scene_options options;
 	pbd_task_pool *pool;      // NULL: the engine runs on the main thread alone
+	char cloth_path[1024];    // the "mesh" scene's file (options.cloth_path points here)
+	char material[32];        // the preset chosen (--material, M key), "" for the scene's own
+	bool have_tuning;         // --params was given: applied to every scene loaded
+	struct pbd_tuning *tuning;
+	const char *tuning_path;  // where the O key writes
 	pbd_world *world;
 	demo_scene_state state;
 	camera cam;
@@ -98,6 +103,13 @@ void app_set_status(app *a, const char *fmt, ...)
 #endif
 	;
 bool app_write_screenshot(app *a, const char *path);
+// A file dropped on the window (or --drop in test mode): loads it as the "mesh" scene;
+// on failure the previous scene keeps running and the message shows on screen and stderr.
+bool app_drop_file(app *a, const char *path);
+// Writes the tuning file (a->tuning_path) and prints the equivalent C code to stdout.
+bool app_save_tuning(app *a);
+// Switches every cloth to the next material preset (after the last: back to the scene's own).
+void app_next_material(app *a);
 void app_draw(app *a);
 void app_mouse_button(app *a, int button, bool down, bool shift);
 void app_mouse_move(app *a, double x, double y);
@@ -114,6 +126,8 @@ typedef enum key_action {
 	KEY_WIREFRAME,
 	KEY_HELP,
 	KEY_SCREENSHOT,
+	KEY_MATERIAL,    // next material preset
+	KEY_SAVE_TUNING, // write the tuning file and print the C code
 	KEY_QUIT,
 } key_action;
 

@@ -386,6 +386,11 @@ PBD_API pbd_result pbd_cloth_check(const pbd_world *world, pbd_cloth_id id);
 /// Replaces the cloth's material after checking every field (ranges above); on error nothing
 /// changes. Takes effect from the next step.
 PBD_API pbd_result pbd_cloth_set_material(pbd_world *world, pbd_cloth_id id, const pbd_cloth_material *material);
+/// Sets the cloth's mean mass per area in kg/m^2 (> 0): every vertex mass scales by the
+/// same factor, pinned vertices included (for when they are released).
+PBD_API pbd_result pbd_cloth_set_areal_density(pbd_world *world, pbd_cloth_id id, float areal_density);
+/// The cloth's mean mass per area in kg/m^2 (0 for a bad id).
+PBD_API float pbd_cloth_get_areal_density(const pbd_world *world, pbd_cloth_id id);
 /// Copies the cloth's material into *out.
 PBD_API pbd_result pbd_cloth_get_material(const pbd_world *world, pbd_cloth_id id, pbd_cloth_material *out);
 
