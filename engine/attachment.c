@@ -10,15 +10,7 @@ static pbd_result check_frame(pbd_world *w, const float position[3], const float
 {
 	if (!position || !rotation)
 		return pbd_fail(w, PBD_ERR_NULL_ARGUMENT, "attachment position or rotation is NULL");
-	if (!pbd_finite_n(position, 3) || !pbd_finite_n(rotation, 4))
-		return pbd_fail(w, PBD_ERR_NOT_FINITE, "attachment pose is NaN or infinite");
-	pbd_quat q = quat_load(rotation);
-	float l = sqrtf(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
-	if (!(l > 1e-6f))
-		return pbd_fail(w, PBD_ERR_ZERO_NORMAL, "attachment rotation quaternion has zero length");
-	out->p = v3_load(position);
-	out->q = (pbd_quat){q.x / l, q.y / l, q.z / l, q.w / l};
-	return PBD_OK;
+	return pbd_check_pose(w, position, rotation, "attachment", out);
 }
 
 static pbd_result check_compliance(pbd_world *w, float compliance)

@@ -16,14 +16,15 @@ static pbd_quat quat_from_up(pbd_v3 n)
 	return (pbd_quat){q.x / l, q.y / l, q.z / l, q.w / l};
 }
 
-static pbd_result check_pose(pbd_world *w, const float position[3], const float rotation[4], pbd_pose *out)
+pbd_result pbd_check_pose(pbd_world *w, const float position[3], const float rotation[4], const char *what,
+			  pbd_pose *out)
 {
 	if (!pbd_finite_n(position, 3) || !pbd_finite_n(rotation, 4))
-		return pbd_fail(w, PBD_ERR_NOT_FINITE, "collider pose is NaN or infinite");
+		return pbd_fail(w, PBD_ERR_NOT_FINITE, "%s pose is NaN or infinite", what);
 	pbd_quat q = quat_load(rotation);
 	float l = sqrtf(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
 	if (!(l > 1e-6f))
-		return pbd_fail(w, PBD_ERR_ZERO_NORMAL, "collider rotation quaternion has zero length");
+		return pbd_fail(w, PBD_ERR_ZERO_NORMAL, "%s rotation quaternion has zero length", what);
 	out->p = v3_load(position);
 	out->q = (pbd_quat){q.x / l, q.y / l, q.z / l, q.w / l};
 	return PBD_OK;
@@ -66,7 +67,7 @@ static pbd_result check_collider_def(pbd_world *w, const pbd_collider_def *def, 
 		pose.p = v3_scale(n, def->offset / l);
 		pose.q = quat_from_up(n);
 	} else {
-		r = check_pose(w, def->position, def->rotation, &pose);
+		r = pbd_check_pose(w, def->position, def->rotation, "collider", &pose);
 		if (r != PBD_OK)
 			return r;
 	}
@@ -156,7 +157,7 @@ pbd_result pbd_collider_set_pose(pbd_world *world, pbd_collider_id id, const flo
 	if (!position || !rotation)
 		return pbd_fail(world, PBD_ERR_NULL_ARGUMENT, "position and rotation are required");
 	pbd_pose pose;
-	r = check_pose(world, position, rotation, &pose);
+	r = pbd_check_pose(world, position, rotation, "collider", &pose);
 	if (r != PBD_OK)
 		return r;
 	c->pose_end = pose;

@@ -287,6 +287,10 @@ void pbd_grid_query(pbd_grid *grid, const pbd_aabb *boxes, pbd_aabb box, void (*
 		    void *user);
 
 // Checks shared by the setters.
+// A finite position and a rotation of non-zero length (normalised into out); `what` names the
+// object in the message.
+pbd_result pbd_check_pose(pbd_world *w, const float position[3], const float rotation[4], const char *what,
+			  pbd_pose *out);
 pbd_result pbd_check_material(pbd_world *world, const pbd_cloth_material *m);
 pbd_result pbd_check_settings(pbd_world *world, const pbd_world_settings *s);
 bool pbd_finite_n(const float *f, int n);
