@@ -304,7 +304,8 @@ int pbd_ccd_guard(pbd_world *w, int64_t *tested)
 			return 0;
 		w->ccd_stamp_capacity = cap;
 	}
-	memset(w->ccd_stamp, 0, (size_t)w->particle_count * sizeof *w->ccd_stamp);
+	if (w->particle_count > 0)  // an empty world has no array at all
+		memset(w->ccd_stamp, 0, (size_t)w->particle_count * sizeof *w->ccd_stamp);
 	int caught = 0;
 	for (uint32_t round = 1; round <= MAX_ROUNDS; ++round) {
 		int hits = guard_round(w, round, round > LIMIT_ROUNDS, tested);

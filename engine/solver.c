@@ -111,7 +111,8 @@ static bool air_is_on(const pbd_world *w)
 // slowly next to the substep rate, and this is the costliest force by far.
 static void air_forces(pbd_world *w)
 {
-	memset(w->force, 0, (size_t)w->particle_count * sizeof *w->force);
+	if (w->particle_count > 0)  // an empty world has no array at all
+		memset(w->force, 0, (size_t)w->particle_count * sizeof *w->force);
 	for (int s = 0; s < w->cloth_capacity; ++s)
 		if (w->cloths[s].live)
 			aerodynamic_forces(w, &w->cloths[s]);
