@@ -4,7 +4,13 @@
 // every cell it covers; a query visits the cells of its own box. Build is two linear passes
 // (count, then place), so the cost is linear in the number of primitives and nothing is
 // allocated once the arrays have grown to the scene.
+// A pair of boxes shares several cells; it is reported only from the cell that holds the low
+// corner of their overlap, which every query can decide on its own. So a query writes nothing
+// (no visited-stamps), reads each bucket as one run of items carrying their boxes, and many
+// queries may run at once.
 #include "../engine/world.h"
+
+#include <string.h>
 
 // A box covering more cells than this goes to a short list that every query tests; a very
 // fast particle must not flood the table.
@@ -22,9 +28,17 @@ static inline uint32_t cell_hash(int x, int y, int z)
 	return h;
 }
 
+// floor(v / cell) without a call to floorf (which portable x86-64 code cannot inline and
+// which was a fifth of the query time); coordinates beyond a billion cells are clamped.
 static inline int cell_of(float v, float inv_cell)
 {
-	return (int)floorf(v * inv_cell);
+	float f = v * inv_cell;
+	if (!(f > -1e9f))
+		return -1000000000;
+	if (f > 1e9f)
+		return 1000000000;
+	int i = (int)f;
+	return i - (f < (float)i);
 }
 
 // Grows an array keeping its contents: the scratch buckets grow while they are being filled.
@@ -57,30 +71,49 @@ static cell_range range_of(pbd_aabb b, float inv_cell)
 	return r;
 }
 
+static bool grow_scratch(pbd_world *w, pbd_grid *g, int need)
+{
+	if (need <= g->scratch_capacity)
+		return true;
+	int cap = maxi(need, 2 * g->scratch_capacity);
+	pbd_grid_item *items = pbd_alloc_array(w, (size_t)cap, sizeof *items);
+	if (!items)
+		return false;
+	if (g->scratch_capacity)
+		memcpy(items, g->scratch, (size_t)g->scratch_capacity * sizeof *items);
+	pbd_free_array(w, g->scratch, (size_t)g->scratch_capacity, sizeof *g->scratch);
+	g->scratch = items;
+	// The buckets are computed after all items are in: their array needs no contents kept.
+	pbd_free_array(w, g->scratch_bucket, (size_t)g->scratch_capacity, sizeof *g->scratch_bucket);
+	g->scratch_bucket = pbd_alloc_array(w, (size_t)cap, sizeof *g->scratch_bucket);
+	g->scratch_capacity = g->scratch_bucket ? cap : 0;
+	if (!g->scratch_bucket) {
+		pbd_free_array(w, g->scratch, (size_t)cap, sizeof *g->scratch);
+		g->scratch = NULL;
+		return false;
+	}
+	return true;
+}
+
+static bool resize_buckets(pbd_world *w, pbd_grid *g, int buckets)
+{
+	if (buckets == g->bucket_count)
+		return true;
+	pbd_free_array(w, g->bucket_start, (size_t)g->bucket_count + (g->bucket_count ? 1 : 0), sizeof *g->bucket_start);
+	g->bucket_start = pbd_alloc_array(w, (size_t)buckets + 1, sizeof *g->bucket_start);
+	g->bucket_count = g->bucket_start ? buckets : 0;
+	return g->bucket_start != NULL;
+}
+
 bool pbd_grid_build(pbd_world *w, pbd_grid *g, const pbd_aabb *boxes, int count, float cell)
 {
 	g->cell = cell;
+	g->boxes = boxes;
 	g->primitive_count = count;
 	g->item_count = 0;
 	g->oversized_count = 0;
-	int buckets = 64;
-	while (buckets < 2 * count && buckets < (1 << 24))
-		buckets <<= 1;
-	if (buckets != g->bucket_count) {
-		pbd_free_array(w, g->bucket_start, (size_t)g->bucket_count + 1, sizeof *g->bucket_start);
-		g->bucket_start = pbd_alloc_array(w, (size_t)buckets + 1, sizeof *g->bucket_start);
-		g->bucket_count = g->bucket_start ? buckets : 0;
-		if (!g->bucket_start)
-			return false;
-	}
-	if (!grow_u32(w, &g->stamp, &g->stamp_capacity, count))
-		return false;
-	for (int i = 0; i < count; ++i)
-		g->stamp[i] = 0;
-	g->query = 0;
 	float inv = 1.0f / cell;
-	uint32_t mask = (uint32_t)buckets - 1;
-	// Pass 1: every (bucket, id) entry into scratch.
+	// Pass 1: every entry into scratch in insertion order.
 	int n = 0;
 	for (int i = 0; i < count; ++i) {
 		cell_range r = range_of(boxes[i], inv);
@@ -90,37 +123,31 @@ bool pbd_grid_build(pbd_world *w, pbd_grid *g, const pbd_aabb *boxes, int count,
 			g->oversized[g->oversized_count++] = (uint32_t)i;
 			continue;
 		}
-		if (!grow_u32(w, &g->scratch_bucket, &g->scratch_capacity, n + (int)r.cells))
+		if (!grow_scratch(w, g, n + (int)r.cells))
 			return false;
 		for (int z = r.lo[2]; z <= r.hi[2]; ++z)
 			for (int y = r.lo[1]; y <= r.hi[1]; ++y)
 				for (int x = r.lo[0]; x <= r.hi[0]; ++x)
-					g->scratch_bucket[n++] = cell_hash(x, y, z) & mask;
-		// Ids are filled in the same order below.
+					g->scratch[n++] = (pbd_grid_item){{x, y, z}, (uint32_t)i};
 	}
-	// items and scratch_id share one capacity.
 	if (n > g->item_capacity) {
 		int cap = maxi(n, g->item_capacity * 2);
 		pbd_free_array(w, g->items, (size_t)g->item_capacity, sizeof *g->items);
-		pbd_free_array(w, g->scratch_id, (size_t)g->item_capacity, sizeof *g->scratch_id);
 		g->items = pbd_alloc_array(w, (size_t)cap, sizeof *g->items);
-		g->scratch_id = pbd_alloc_array(w, (size_t)cap, sizeof *g->scratch_id);
-		g->item_capacity = cap;
-		if (!g->items || !g->scratch_id) {
-			pbd_free_array(w, g->items, (size_t)cap, sizeof *g->items);
-			pbd_free_array(w, g->scratch_id, (size_t)cap, sizeof *g->scratch_id);
-			g->items = g->scratch_id = NULL;
-			g->item_capacity = 0;
+		g->item_capacity = g->items ? cap : 0;
+		if (!g->items)
 			return false;
-		}
 	}
-	int k = 0;
-	for (int i = 0; i < count; ++i) {
-		cell_range r = range_of(boxes[i], inv);
-		if (r.cells > PBD_MAX_CELLS_PER_BOX || r.cells <= 0)
-			continue;
-		for (int64_t c = 0; c < r.cells; ++c)
-			g->scratch_id[k++] = (uint32_t)i;
+	// Twice as many buckets as entries: few entries of other cells share a bucket.
+	int buckets = 64;
+	while (buckets < 2 * n && buckets < (1 << 26))
+		buckets <<= 1;
+	if (!resize_buckets(w, g, buckets))
+		return false;
+	uint32_t mask = (uint32_t)buckets - 1;
+	for (int e = 0; e < n; ++e) {
+		const int *c = g->scratch[e].cell;
+		g->scratch_bucket[e] = cell_hash(c[0], c[1], c[2]) & mask;
 	}
 	// Pass 2: counting sort by bucket.
 	for (int b = 0; b <= buckets; ++b)
@@ -130,7 +157,7 @@ bool pbd_grid_build(pbd_world *w, pbd_grid *g, const pbd_aabb *boxes, int count,
 	for (int b = 0; b < buckets; ++b)
 		g->bucket_start[b + 1] += g->bucket_start[b];
 	for (int e = 0; e < n; ++e)
-		g->items[g->bucket_start[g->scratch_bucket[e]]++] = g->scratch_id[e];
+		g->items[g->bucket_start[g->scratch_bucket[e]]++] = g->scratch[e];
 	// bucket_start[b] now holds the end of bucket b; shift back.
 	for (int b = buckets; b > 0; --b)
 		g->bucket_start[b] = g->bucket_start[b - 1];
@@ -145,48 +172,52 @@ static inline bool overlap(pbd_aabb a, pbd_aabb b)
 	       b.lo.z <= a.hi.z;
 }
 
-void pbd_grid_query(pbd_grid *g, const pbd_aabb *boxes, pbd_aabb box, void (*visit)(uint32_t id, void *user),
+// The cell holding the low corner of the overlap of two overlapping boxes: the one cell from
+// which their pair is reported.
+static inline bool is_reporting_cell(pbd_aabb a, pbd_aabb b, const int cell[3], float inv)
+{
+	return cell_of(maxf(a.lo.x, b.lo.x), inv) == cell[0] && cell_of(maxf(a.lo.y, b.lo.y), inv) == cell[1] &&
+	       cell_of(maxf(a.lo.z, b.lo.z), inv) == cell[2];
+}
+
+void pbd_grid_query(const pbd_grid *g, pbd_aabb box, int64_t skip_through, void (*visit)(uint32_t id, void *user),
 		    void *user)
 {
 	if (g->primitive_count == 0)
 		return;
-	uint32_t q = ++g->query;
-	if (q == 0) {
-		// The stamps wrapped around: start afresh.
-		for (int i = 0; i < g->primitive_count; ++i)
-			g->stamp[i] = 0;
-		q = g->query = 1;
-	}
+	// Oversized boxes are in no cell: each is tested once, directly.
 	for (int k = 0; k < g->oversized_count; ++k) {
 		uint32_t id = g->oversized[k];
-		if (g->stamp[id] != q && overlap(boxes[id], box)) {
-			g->stamp[id] = q;
+		if ((int64_t)id > skip_through && overlap(g->boxes[id], box))
 			visit(id, user);
-		}
 	}
 	float inv = 1.0f / g->cell;
 	cell_range r = range_of(box, inv);
-	uint32_t mask = (uint32_t)g->bucket_count - 1;
 	if (r.cells > PBD_MAX_CELLS_PER_BOX || r.cells <= 0) {
-		// A huge query box: test everything directly.
-		for (int id = 0; id < g->primitive_count; ++id)
-			if (g->stamp[id] != q && overlap(boxes[id], box)) {
-				g->stamp[id] = q;
+		// A huge query box: test every celled primitive directly, once.
+		for (int id = (int)maxi(0, (int)(skip_through + 1)); id < g->primitive_count; ++id) {
+			cell_range own = range_of(g->boxes[id], inv);
+			bool celled = own.cells <= PBD_MAX_CELLS_PER_BOX && own.cells > 0;
+			if (celled && overlap(g->boxes[id], box))
 				visit((uint32_t)id, user);
-			}
+		}
 		return;
 	}
+	uint32_t mask = (uint32_t)g->bucket_count - 1;
 	for (int z = r.lo[2]; z <= r.hi[2]; ++z)
 		for (int y = r.lo[1]; y <= r.hi[1]; ++y)
 			for (int x = r.lo[0]; x <= r.hi[0]; ++x) {
 				uint32_t b = cell_hash(x, y, z) & mask;
-				for (int e = g->bucket_start[b]; e < g->bucket_start[b + 1]; ++e) {
-					uint32_t id = g->items[e];
-					if (g->stamp[id] == q)
+				const int here[3] = {x, y, z};
+				const pbd_grid_item *it = g->items + g->bucket_start[b], *end = g->items + g->bucket_start[b + 1];
+				for (; it < end; ++it) {
+					// Entries of other cells share the bucket when their hashes collide.
+					if ((int64_t)it->id <= skip_through || it->cell[0] != x || it->cell[1] != y ||
+					    it->cell[2] != z)
 						continue;
-					g->stamp[id] = q;
-					if (overlap(boxes[id], box))
-						visit(id, user);
+					pbd_aabb other = g->boxes[it->id];
+					if (overlap(other, box) && is_reporting_cell(other, box, here, inv))
+						visit(it->id, user);
 				}
 			}
 }
@@ -195,9 +226,8 @@ void pbd_grid_free(pbd_world *w, pbd_grid *g)
 {
 	pbd_free_array(w, g->bucket_start, (size_t)g->bucket_count + (g->bucket_count ? 1 : 0), sizeof *g->bucket_start);
 	pbd_free_array(w, g->items, (size_t)g->item_capacity, sizeof *g->items);
-	pbd_free_array(w, g->scratch_id, (size_t)g->item_capacity, sizeof *g->scratch_id);
+	pbd_free_array(w, g->scratch, (size_t)g->scratch_capacity, sizeof *g->scratch);
 	pbd_free_array(w, g->scratch_bucket, (size_t)g->scratch_capacity, sizeof *g->scratch_bucket);
 	pbd_free_array(w, g->oversized, (size_t)g->oversized_capacity, sizeof *g->oversized);
-	pbd_free_array(w, g->stamp, (size_t)g->stamp_capacity, sizeof *g->stamp);
 	*g = (pbd_grid){0};
 }

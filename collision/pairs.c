@@ -33,6 +33,27 @@ static float reach(const pbd_world *w, uint32_t i)
 	return v3_len(far);
 }
 
+// A lower bound of the distance between two point sets from their boxes: the widest gap
+// along one axis. Cheap; decides most pairs before an exact distance is needed.
+static pbd_aabb box_of(const pbd_v3 *p, int n)
+{
+	pbd_aabb b = {p[0], p[0]};
+	for (int i = 1; i < n; ++i) {
+		b.lo = v3(minf(b.lo.x, p[i].x), minf(b.lo.y, p[i].y), minf(b.lo.z, p[i].z));
+		b.hi = v3(maxf(b.hi.x, p[i].x), maxf(b.hi.y, p[i].y), maxf(b.hi.z, p[i].z));
+	}
+	return b;
+}
+
+static float gap_along_axes(const pbd_v3 *a, int na, const pbd_v3 *b, int nb)
+{
+	pbd_aabb p = box_of(a, na), q = box_of(b, nb);
+	float gx = maxf(q.lo.x - p.hi.x, p.lo.x - q.hi.x);
+	float gy = maxf(q.lo.y - p.hi.y, p.lo.y - q.hi.y);
+	float gz = maxf(q.lo.z - p.hi.z, p.lo.z - q.hi.z);
+	return maxf(0.0f, maxf(gx, maxf(gy, gz)));
+}
+
 typedef struct visit_context {
 	pbd_world *w;
 	uint32_t query;   // the triangle, edge or particle asking
@@ -64,17 +85,22 @@ static void visit_vertex_for_triangle(uint32_t q, void *user)
 	// Rest-distance exemption: pairs of one cloth that are closer than the thickness in the
 	// rest shape are neighbours on a fine mesh; they are skipped (keeping them as contacts
 	// made every near neighbour a pair at 128 x 128 and the step twenty times slower).
-	if (oq == ot && rest_point_triangle(w, q, t) < thickness)
-		return;
 	if (thickness <= 1e-7f)
 		return;
+	if (oq == ot) {
+		pbd_v3 tri_rest[3] = {w->rest[t[0]], w->rest[t[1]], w->rest[t[2]]};
+		if (gap_along_axes(&w->rest[q], 1, tri_rest, 3) < thickness && rest_point_triangle(w, q, t) < thickness)
+			return;
+	}
 	// Boxes of a flat mesh overlap their neighbours'; the true distance at x, less how far
 	// the particles can still move, tells which pairs can really come within the thickness.
+	float limit = thickness + reach(w, q) + maxf(reach(w, t[0]), maxf(reach(w, t[1]), reach(w, t[2])));
+	pbd_v3 xq = v3_of4(w->x[q]), xt[3] = {v3_of4(w->x[t[0]]), v3_of4(w->x[t[1]]), v3_of4(w->x[t[2]])};
+	if (gap_along_axes(&xq, 1, xt, 3) > limit)
+		return;
 	double bary[3];
-	float d = sqrtf((float)pbd_point_triangle_distance2(d3_of(v3_of4(w->x[q])), d3_of(v3_of4(w->x[t[0]])),
-							    d3_of(v3_of4(w->x[t[1]])), d3_of(v3_of4(w->x[t[2]])), bary));
-	float m = maxf(reach(w, t[0]), maxf(reach(w, t[1]), reach(w, t[2])));
-	if (d > thickness + reach(w, q) + m)
+	float d = sqrtf((float)pbd_point_triangle_distance2(d3_of(xq), d3_of(xt[0]), d3_of(xt[1]), d3_of(xt[2]), bary));
+	if (d > limit)
 		return;
 	if (!GROW(w, w->vt, w->vt_count, w->vt_capacity)) {
 		ctx->failed = true;
@@ -101,19 +127,22 @@ static void visit_edge_for_edge(uint32_t b, void *user)
 	if (w->p[ea[0]].w == 0.0f && w->p[ea[1]].w == 0.0f && w->p[eb[0]].w == 0.0f && w->p[eb[1]].w == 0.0f)
 		return;
 	float thickness = w->radius[ea[0]] + w->radius[eb[0]];
+	if (thickness <= 1e-7f)
+		return;
 	double s, t;
-	if (oa == ob) {
+	pbd_v3 ra[2] = {w->rest[ea[0]], w->rest[ea[1]]}, rb[2] = {w->rest[eb[0]], w->rest[eb[1]]};
+	if (oa == ob && gap_along_axes(ra, 2, rb, 2) < thickness) {
 		double rest = sqrt(pbd_segment_segment_distance2(d3_of(w->rest[ea[0]]), d3_of(w->rest[ea[1]]),
 								 d3_of(w->rest[eb[0]]), d3_of(w->rest[eb[1]]), &s, &t));
 		if (rest < thickness)
 			return;  // rest-distance exemption, as for vertex-triangle pairs
 	}
-	if (thickness <= 1e-7f)
+	float limit = thickness + maxf(reach(w, ea[0]), reach(w, ea[1])) + maxf(reach(w, eb[0]), reach(w, eb[1]));
+	pbd_v3 xa[2] = {v3_of4(w->x[ea[0]]), v3_of4(w->x[ea[1]])}, xb[2] = {v3_of4(w->x[eb[0]]), v3_of4(w->x[eb[1]])};
+	if (gap_along_axes(xa, 2, xb, 2) > limit)
 		return;
-	float d = sqrtf((float)pbd_segment_segment_distance2(d3_of(v3_of4(w->x[ea[0]])), d3_of(v3_of4(w->x[ea[1]])),
-							     d3_of(v3_of4(w->x[eb[0]])), d3_of(v3_of4(w->x[eb[1]])), &s, &t));
-	float m = maxf(reach(w, ea[0]), reach(w, ea[1])) + maxf(reach(w, eb[0]), reach(w, eb[1]));
-	if (d > thickness + m)
+	float d = sqrtf((float)pbd_segment_segment_distance2(d3_of(xa[0]), d3_of(xa[1]), d3_of(xb[0]), d3_of(xb[1]), &s, &t));
+	if (d > limit)
 		return;
 	if (!GROW(w, w->ee, w->ee_count, w->ee_capacity)) {
 		ctx->failed = true;
@@ -269,17 +298,17 @@ bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
 	visit_context ctx = {w, 0, false};
 	for (int t = 0; t < nt && !ctx.failed; ++t) {
 		ctx.query = (uint32_t)t;
-		pbd_grid_query(&w->vertex_grid, vbox, tbox[t], visit_vertex_for_triangle, &ctx);
+		pbd_grid_query(&w->vertex_grid, tbox[t], -1, visit_vertex_for_triangle, &ctx);
 	}
 	for (int e = 0; e < ne && !ctx.failed; ++e) {
 		ctx.query = (uint32_t)e;
-		pbd_grid_query(&w->edge_grid, ebox, ebox[e], visit_edge_for_edge, &ctx);
+		pbd_grid_query(&w->edge_grid, ebox[e], e, visit_edge_for_edge, &ctx);
 	}
 	for (int i = 0; i < np && !ctx.failed; ++i) {
 		if (body(w, w->owner[i])->kind != PBD_BODY_PARTICLES)
 			continue;
 		ctx.query = (uint32_t)i;
-		pbd_grid_query(&w->vertex_grid, vbox, vbox[i], visit_particle_for_particle, &ctx);
+		pbd_grid_query(&w->vertex_grid, vbox[i], -1, visit_particle_for_particle, &ctx);
 	}
 	w->region_count = ctx.failed ? 0 : np;
 	return !ctx.failed;
