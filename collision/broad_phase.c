@@ -67,7 +67,13 @@ static cell_range range_of(pbd_aabb b, float inv_cell)
 	r.hi[0] = cell_of(b.hi.x, inv_cell);
 	r.hi[1] = cell_of(b.hi.y, inv_cell);
 	r.hi[2] = cell_of(b.hi.z, inv_cell);
-	r.cells = (int64_t)(r.hi[0] - r.lo[0] + 1) * (r.hi[1] - r.lo[1] + 1) * (r.hi[2] - r.lo[2] + 1);
+	// Spans of up to 2e9 cells each: their product could overflow, and anything past a
+	// million cells per axis is oversized anyway.
+	int64_t span[3];
+	for (int k = 0; k < 3; ++k)
+		span[k] = (int64_t)r.hi[k] - r.lo[k] + 1;
+	bool huge = span[0] > (1 << 20) || span[1] > (1 << 20) || span[2] > (1 << 20);
+	r.cells = huge ? INT64_MAX : span[0] * span[1] * span[2];
 	return r;
 }
 

@@ -46,7 +46,7 @@ static pbd_result check_def_common(pbd_world *w, const pbd_cloth_def *def)
 	if (def->internal_cookie != PBD_COOKIE)
 		return pbd_fail(w, PBD_ERR_BAD_DEF, "cloth def was not made by pbd_cloth_def_default()");
 	if (!pbd_finite_n(def->position, 3) || !pbd_finite_n(def->rotation, 4) || !pbd_finite_n(def->velocity, 3))
-		return pbd_fail(w, PBD_ERR_NOT_FINITE, "cloth pose or velocity is NaN or infinite");
+		return pbd_fail(w, PBD_ERR_NOT_FINITE, "cloth pose or velocity is NaN, infinite or beyond 1e9");
 	const float *q = def->rotation;
 	if (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] < 1e-12f)
 		return pbd_fail(w, PBD_ERR_ZERO_NORMAL, "cloth rotation quaternion has zero length");
@@ -84,8 +84,8 @@ static pbd_result build_grid(pbd_world *w, const pbd_cloth_def *def, cloth_build
 				PBD_MAX_GRID_RES, nx, ny);
 	if ((int64_t)nx * ny > PBD_MAX_PARTICLES)
 		return pbd_fail(w, PBD_ERR_BAD_COUNT, "grid of %d x %d has more than %d vertices", nx, ny, PBD_MAX_PARTICLES);
-	if (!isfinite(def->grid.width) || !isfinite(def->grid.height))
-		return pbd_fail(w, PBD_ERR_NOT_FINITE, "grid size is NaN or infinite");
+	if (!pbd_finite_n(&def->grid.width, 1) || !pbd_finite_n(&def->grid.height, 1))
+		return pbd_fail(w, PBD_ERR_NOT_FINITE, "grid size is NaN, infinite or beyond 1e9");
 	if (def->grid.width <= 0.0f || def->grid.height <= 0.0f)
 		return pbd_fail(w, PBD_ERR_NON_POSITIVE, "grid size must be > 0, got %g x %g", (double)def->grid.width,
 				(double)def->grid.height);
@@ -132,8 +132,9 @@ static pbd_result build_mesh(pbd_world *w, const pbd_cloth_def *def, cloth_build
 	if (nt < 1 || nt > 4 * PBD_MAX_PARTICLES)
 		return pbd_fail(w, PBD_ERR_BAD_COUNT, "mesh triangle count must be 1..%d, got %d", 4 * PBD_MAX_PARTICLES, nt);
 	for (int i = 0; i < nv * 3; ++i)
-		if (!isfinite(def->mesh.positions[i]))
-			return pbd_fail(w, PBD_ERR_NOT_FINITE, "mesh vertex %d has a NaN or infinite coordinate", i / 3);
+		if (!pbd_finite_n(&def->mesh.positions[i], 1))
+			return pbd_fail(w, PBD_ERR_NOT_FINITE, "mesh vertex %d has a coordinate that is NaN, infinite or beyond 1e9",
+					i / 3);
 	for (int t = 0; t < nt; ++t) {
 		const uint32_t *f = def->mesh.indices + 3 * t;
 		for (int k = 0; k < 3; ++k)
@@ -176,6 +177,9 @@ static pbd_result build_masses(pbd_world *w, const pbd_cloth_def *def, cloth_bui
 				return pbd_fail(w, PBD_ERR_NOT_FINITE, "mass of vertex %d is NaN or infinite", i);
 			if (m <= 0.0f)
 				return pbd_fail(w, PBD_ERR_NON_POSITIVE, "mass of vertex %d must be > 0, got %g", i, (double)m);
+			if (m < PBD_MIN_MASS)
+				return pbd_fail(w, PBD_ERR_OUT_OF_RANGE, "mass of vertex %d is %g kg, below %g kg", i, (double)m,
+						(double)PBD_MIN_MASS);
 			b->inv_mass[i] = 1.0f / m;
 		}
 	} else {
@@ -188,9 +192,13 @@ static pbd_result build_masses(pbd_world *w, const pbd_cloth_def *def, cloth_bui
 				b->inv_mass[f[k]] += third;
 		}
 		for (int i = 0; i < nv; ++i) {
-			if (!(b->inv_mass[i] > 0.0f) || !isfinite(1.0f / b->inv_mass[i]))
+			if (!(b->inv_mass[i] > 0.0f))
 				return pbd_fail(w, PBD_ERR_NON_POSITIVE,
 						"vertex %d belongs to no triangle, so areal density gives it no mass", i);
+			if (!(b->inv_mass[i] >= PBD_MIN_MASS))
+				return pbd_fail(w, PBD_ERR_OUT_OF_RANGE,
+						"vertex %d gets a mass of %g kg from the areal density, below %g kg", i,
+						(double)b->inv_mass[i], (double)PBD_MIN_MASS);
 			b->inv_mass[i] = 1.0f / b->inv_mass[i];
 		}
 	}
@@ -606,6 +614,11 @@ pbd_result pbd_cloth_set_areal_density(pbd_world *world, pbd_cloth_id id, float 
 		return pbd_fail(world, PBD_ERR_NON_POSITIVE, "areal density must be > 0, got %g", (double)areal_density);
 	// Every mass scales by the same factor, so the inverse masses scale by its inverse.
 	float scale = c->areal_density / areal_density;
+	for (int i = c->first; i < c->first + c->count; ++i)
+		if (!(world->inv_mass_free[i] * scale <= 1.0f / PBD_MIN_MASS))
+			return pbd_fail(world, PBD_ERR_OUT_OF_RANGE,
+					"areal density %g kg/m^2 gives vertex %d a mass below %g kg", (double)areal_density,
+					i - c->first, (double)PBD_MIN_MASS);
 	for (int i = c->first; i < c->first + c->count; ++i) {
 		world->inv_mass_free[i] *= scale;
 		if (!world->pinned[i])
@@ -723,7 +736,7 @@ pbd_result pbd_cloth_pin_vertex(pbd_world *world, pbd_cloth_id id, int vertex, c
 	if (!position)
 		return pbd_fail(world, PBD_ERR_NULL_ARGUMENT, "position is NULL");
 	if (!pbd_finite_n(position, 3))
-		return pbd_fail(world, PBD_ERR_NOT_FINITE, "pin position is NaN or infinite");
+		return pbd_fail(world, PBD_ERR_NOT_FINITE, "pin position is NaN, infinite or beyond 1e9");
 	int k = c->first + vertex;
 	if (!world->pinned[k]) {
 		world->pinned[k] = 1;
@@ -754,7 +767,7 @@ pbd_result pbd_cloth_teleport(pbd_world *world, pbd_cloth_id id, const float off
 	if (!c)
 		return r;
 	if ((offset && !pbd_finite_n(offset, 3)) || (velocity && !pbd_finite_n(velocity, 3)))
-		return pbd_fail(world, PBD_ERR_NOT_FINITE, "teleport offset or velocity is NaN or infinite");
+		return pbd_fail(world, PBD_ERR_NOT_FINITE, "teleport offset or velocity is NaN, infinite or beyond 1e9");
 	pbd_v3 d = offset ? v3_load(offset) : v3(0, 0, 0);
 	for (int i = c->first; i < c->first + c->count; ++i) {
 		v4_set3(&world->x[i], v3_add(v3_of4(world->x[i]), d));

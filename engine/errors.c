@@ -25,6 +25,7 @@ const char *pbd_result_string(pbd_result result)
 	case PBD_ERR_BAD_SHAPE: return "unknown shape type";
 	case PBD_ERR_PARSE: return "the text is not a valid mesh file";
 	case PBD_ERR_IO: return "a file could not be read or written";
+	case PBD_ERR_OUT_OF_RANGE: return "a value is beyond what the engine can simulate";
 	}
 	return "unknown result code";
 }

@@ -4,10 +4,11 @@
 
 #include "world.h"
 
+// Finite and within +-PBD_MAX_MAGNITUDE: squares and products of such values stay finite.
 bool pbd_finite_n(const float *f, int n)
 {
 	for (int i = 0; i < n; ++i)
-		if (!isfinite(f[i]))
+		if (!(fabsf(f[i]) <= PBD_MAX_MAGNITUDE))
 			return false;
 	return true;
 }
@@ -21,7 +22,15 @@ pbd_result pbd_check_settings(pbd_world *world, const pbd_world_settings *s)
 				s->iterations);
 	const float scalars[] = {s->wind_turbulence, s->air_density, s->drag_coefficient, s->lift_coefficient};
 	if (!pbd_finite_n(s->gravity, 3) || !pbd_finite_n(s->wind, 3) || !pbd_finite_n(scalars, 4))
-		return pbd_fail(world, PBD_ERR_NOT_FINITE, "world settings contain NaN or infinity");
+		return pbd_fail(world, PBD_ERR_NOT_FINITE, "world settings contain NaN, infinity or a value beyond 1e9");
+	float g = sqrtf(s->gravity[0] * s->gravity[0] + s->gravity[1] * s->gravity[1] + s->gravity[2] * s->gravity[2]);
+	float v = sqrtf(s->wind[0] * s->wind[0] + s->wind[1] * s->wind[1] + s->wind[2] * s->wind[2]);
+	if (g > PBD_MAX_GRAVITY)
+		return pbd_fail(world, PBD_ERR_OUT_OF_RANGE, "gravity of %g m/s^2 is beyond the limit of %g", (double)g,
+				(double)PBD_MAX_GRAVITY);
+	if (v > PBD_MAX_WIND)
+		return pbd_fail(world, PBD_ERR_OUT_OF_RANGE, "wind of %g m/s is beyond the limit of %g", (double)v,
+				(double)PBD_MAX_WIND);
 	if (s->air_density < 0.0f || s->drag_coefficient < 0.0f || s->lift_coefficient < 0.0f)
 		return pbd_fail(world, PBD_ERR_NEGATIVE, "air density and drag and lift coefficients must be >= 0");
 	if (s->wind_turbulence < 0.0f || s->wind_turbulence > 1.0f)

@@ -208,6 +208,48 @@ static int not_finite(void)
 	return twins_agree(&t);
 }
 
+// Finite values that no step could keep finite (found by the API fuzzer: an areal density of
+// 9.4e-38 kg/m^2 gave inverse masses near 1e37 and NaN in the first step; a wind of 1e30 m/s).
+static int out_of_range(void)
+{
+	twins t;
+	if (twins_make(&t))
+		return 1;
+	pbd_cloth_id id;
+	pbd_cloth_def g = pbd_cloth_def_default();
+	g.areal_density = 9.40395e-38f;
+	EXPECT(PBD_ERR_OUT_OF_RANGE, pbd_cloth_create(t.world, &g, &id));
+	CHECK(strstr(pbd_world_last_error(t.world), "below") != NULL);
+	EXPECT(PBD_ERR_OUT_OF_RANGE, pbd_cloth_set_areal_density(t.world, t.cloth, 1e-30f));
+	float wind[3] = {1e30f, 0, 0}, fast_wind[3] = {0, 0, 2 * PBD_MAX_WIND};
+	EXPECT(PBD_ERR_NOT_FINITE, pbd_world_set_wind(t.world, wind));
+	EXPECT(PBD_ERR_OUT_OF_RANGE, pbd_world_set_wind(t.world, fast_wind));
+	CHECK(strstr(pbd_world_last_error(t.world), "wind of 2000 m/s") != NULL);
+	float heavy[3] = {0, -2 * PBD_MAX_GRAVITY, 0};
+	EXPECT(PBD_ERR_OUT_OF_RANGE, pbd_world_set_gravity(t.world, heavy));
+	uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
+	float light[4] = {1, 1e-12f, 1, 1};
+	pbd_cloth_def d = mesh_def(kQuad, 4, idx, 2);
+	d.masses = light;
+	EXPECT(PBD_ERR_OUT_OF_RANGE, pbd_cloth_create(t.world, &d, &id));
+	float far[12];
+	memcpy(far, kQuad, sizeof far);
+	far[3] = 2e9f;
+	d = mesh_def(far, 4, idx, 2);
+	EXPECT(PBD_ERR_NOT_FINITE, pbd_cloth_create(t.world, &d, &id));
+	float q[4] = {0, 0, 0, 1}, away[3] = {0, -3e9f, 0};
+	EXPECT(PBD_ERR_NOT_FINITE, pbd_collider_set_pose(t.world, t.floor, away, q));
+	CHECK(strcmp(pbd_result_string(PBD_ERR_OUT_OF_RANGE), "unknown result code") != 0);
+	// Just inside the limits is accepted (on a world of its own).
+	pbd_world_def wd = pbd_world_def_default();
+	wd.settings.wind[0] = 0.99f * PBD_MAX_WIND;
+	wd.settings.gravity[1] = -0.99f * PBD_MAX_GRAVITY;
+	pbd_world *w = NULL;
+	CHECK_OK(pbd_world_create(&wd, &w));
+	pbd_world_destroy(w);
+	return twins_agree(&t);
+}
+
 static int non_positive(void)
 {
 	twins t;
@@ -430,7 +472,7 @@ int main(int argc, char **argv)
 		TEST(null_argument), TEST(bad_def),   TEST(index_out_of_range), TEST(repeated_index),
 		TEST(degenerate_triangle), TEST(not_finite), TEST(non_positive), TEST(bad_count),
 		TEST(negative),      TEST(zero_normal), TEST(stale_id),         TEST(unknown_id),
-		TEST(bad_shape),     TEST(out_of_memory),
+		TEST(bad_shape),     TEST(out_of_memory), TEST(out_of_range),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

@@ -144,6 +144,9 @@ static int bad_files_refused(void)
 		{"[world]\ngravity = 0 nan 0\n", ":2: world.gravity"},
 		{"[world]\nwind_turbulence = 2\n", ":2: world.wind_turbulence"},
 		{"[cloth\n", ":1:"},
+		// Each number fine on its own, beyond the engine's limits as a whole (found by fuzz_ini).
+		{"#1\n\n[world]\ngravity = 0 -70002 01\n", ": the world settings are refused: a value is beyond"},
+		{"[world]\nwind = 2000 0 0\n", ": the world settings are refused: a value is beyond"},
 	};
 	char path[512], err[512];
 	temp_path(path, sizeof path, "bad.ini");

@@ -236,6 +236,25 @@ int pbd_tuning_load(const char *path, pbd_tuning *tuning, char *error, size_t er
 		say(error, error_capacity, "%s:%d: %s", path, line, r.message[0] ? r.message : "not a valid INI line");
 		return -1;
 	}
+	// Each value was checked on its own; the engine has the last word on the whole (limits
+	// such as the largest gravity): a small world and cloth are made from the tuning.
+	pbd_world_def world_def = pbd_world_def_default();
+	pbd_cloth_def cloth_def = pbd_cloth_def_default();
+	pbd_tuning_to_defs(&r.work, &world_def, &cloth_def);
+	cloth_def.grid.res_x = cloth_def.grid.res_y = 2;
+	pbd_world *world = NULL;
+	pbd_result res = pbd_world_create(&world_def, &world);
+	if (res != PBD_OK) {
+		say(error, error_capacity, "%s: the world settings are refused: %s", path, pbd_result_string(res));
+		return -1;
+	}
+	pbd_cloth_id cloth;
+	res = pbd_cloth_create(world, &cloth_def, &cloth);
+	if (res != PBD_OK)
+		say(error, error_capacity, "%s: the cloth values are refused: %s", path, pbd_world_last_error(world));
+	pbd_world_destroy(world);
+	if (res != PBD_OK)
+		return -1;
 	*tuning = r.work;
 	return 0;
 }

@@ -85,7 +85,7 @@ typedef enum pbd_result {
 	PBD_ERR_INDEX_OUT_OF_RANGE = -3,  ///< a vertex index >= the vertex count (or negative)
 	PBD_ERR_REPEATED_INDEX = -4,      ///< a triangle names the same vertex twice
 	PBD_ERR_DEGENERATE_TRIANGLE = -5, ///< a triangle with (near) zero area
-	PBD_ERR_NOT_FINITE = -6,          ///< a NaN or infinite number
+	PBD_ERR_NOT_FINITE = -6,          ///< a NaN or infinite number, or one beyond +-1e9 (PBD_MAX_MAGNITUDE)
 	PBD_ERR_NON_POSITIVE = -7,        ///< mass, dt, size or density <= 0
 	PBD_ERR_BAD_COUNT = -8,           ///< substeps, iterations, resolution or a count out of range
 	PBD_ERR_NEGATIVE = -9,            ///< a compliance, friction, damping or thickness < 0
@@ -96,6 +96,7 @@ typedef enum pbd_result {
 	PBD_ERR_BAD_SHAPE = -14,          ///< an unknown collider shape or a bad enum value
 	PBD_ERR_PARSE = -15,              ///< text that is not a valid mesh file (message: file:line)
 	PBD_ERR_IO = -16,                 ///< a file that cannot be opened, read or written
+	PBD_ERR_OUT_OF_RANGE = -17,       ///< finite but beyond what a step can keep finite (see the limits below)
 } pbd_result;
 
 /// A short, static description of a result code (never NULL).
@@ -118,6 +119,15 @@ typedef struct pbd_collider_id {
 
 // ---------------------------------------------------------------------------------------------
 // Memory hooks
+
+/// Limits of what the engine simulates: values beyond them are refused (a step could not
+/// keep the positions finite). Every coordinate, velocity, size and parameter must lie within
+/// +-PBD_MAX_MAGNITUDE (PBD_ERR_NOT_FINITE); gravity and wind within the magnitudes below and
+/// every vertex or particle mass at least PBD_MIN_MASS (PBD_ERR_OUT_OF_RANGE).
+#define PBD_MAX_MAGNITUDE 1e9f
+#define PBD_MAX_GRAVITY 1e4f  ///< m/s^2, about 1000 g
+#define PBD_MAX_WIND 1e3f     ///< m/s, about three times the speed of sound
+#define PBD_MIN_MASS 1e-9f    ///< kg
 
 /// Per-world allocator. alloc must return memory aligned to at least `align` bytes (a power
 /// of two, at most 64); free receives the size that was requested. Both get `user`.
