@@ -5,6 +5,7 @@
 // pair counts and peak memory. Then the targets of the performance issue, measured in the
 // same run, each printed beside its measured value. Writes CSV; --plot draws ms/frame against
 // particles (log-log) as a PNG.
+#define _POSIX_C_SOURCE 200809L  // popen for the Bullet peer
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,7 @@ typedef struct bench_row {
 	float max_strain;
 	int finite;
 	int partial;  // stopped by the time budget before frames x reps
+	double bullet_ms;  // the Bullet peer on the same patch (hang rows), 0 when not run
 } bench_row;
 
 static double now_s(void)
@@ -308,6 +310,35 @@ static int run_row(const char *name, int res, int threads, int self, const bench
 	return 0;
 }
 
+// Times Bullet's btSoftBody on the row's patch through the peer program, when it was built.
+static double bullet_ms(const bench_row *row, const bench_options *o)
+{
+#ifdef PBD_BULLET_PEER
+	if (strcmp(row->scene, "hang") != 0 || row->threads != 1)
+		return 0.0;
+	char command[1024];
+	snprintf(command, sizeof command, "'%s' --res %d --frames %d --warmup %d --reps %d --iterations %d%s",
+		 PBD_BULLET_PEER, row->res, o->frames, o->warmup, o->reps, row->substeps * row->iterations,
+		 row->self ? " --self" : "");
+	FILE *p = popen(command, "r");
+	if (!p)
+		return 0.0;
+	char line[512];
+	double ms = 0.0;
+	while (fgets(line, sizeof line, p)) {
+		const char *at = strstr(line, "ms_median=");
+		if (at)
+			ms = strtod(at + 10, NULL);
+	}
+	pclose(p);
+	return ms;
+#else
+	(void)row;
+	(void)o;
+	return 0.0;
+#endif
+}
+
 static void print_header(void)
 {
 	printf("%-7s %4s %6s %2s %4s %9s %9s %9s %8s %8s %8s %8s %7s %8s %9s %8s %6s %s\n", "scene", "res", "parts", "th",
@@ -323,6 +354,10 @@ static void print_row(const bench_row *r)
 	       r->phase_ms[PBD_STAGE_CONSTRAINTS], r->ns_per_constraint, r->candidate_pairs, r->ccd_pairs,
 	       (double)r->bytes_peak / 1048576.0, r->bytes_per_particle, r->reps, r->reps ? r->frames / r->reps : 0,
 	       r->partial ? " partial (time budget)" : "", r->finite ? "" : " NOT FINITE");
+	if (r->bullet_ms > 0.0)
+		printf("        Bullet 3.24 btSoftBody, same patch, %d position iterations: %.3f ms; pbd/Bullet = %.2f%s\n",
+		       r->substeps * r->iterations, r->bullet_ms, r->ms_median / r->bullet_ms,
+		       r->self ? " (Bullet's self-collision flags do nothing for one cloth)" : "");
 	fflush(stdout);
 }
 
@@ -332,15 +367,16 @@ static void write_csv(FILE *f, const bench_row *rows, int n)
 	for (int k = 0; k < PBD_STAGE_COUNT; ++k)
 		fprintf(f, ",%s_ms", pbd_stage_name((pbd_stage)k));
 	fprintf(f, ",ns_per_constraint_substep,candidate_pairs,ccd_pairs,bytes_peak,bytes_per_particle,max_strain,"
-		   "finite,partial\n");
+		   "finite,partial,bullet_ms,pbd_over_bullet\n");
 	for (int i = 0; i < n; ++i) {
 		const bench_row *r = &rows[i];
 		fprintf(f, "%s,%d,%d,%d,%d,%d,%d,%.4f,%.4f,%.4f,%d,%d", r->scene, r->res, r->particles, r->threads, r->self,
 			r->substeps, r->iterations, r->ms_median, r->ms_min, r->ms_max, r->reps, r->frames);
 		for (int k = 0; k < PBD_STAGE_COUNT; ++k)
 			fprintf(f, ",%.4f", r->phase_ms[k]);
-		fprintf(f, ",%.3f,%.1f,%.1f,%zu,%.1f,%.6f,%d,%d\n", r->ns_per_constraint, r->candidate_pairs, r->ccd_pairs,
-			r->bytes_peak, r->bytes_per_particle, (double)r->max_strain, r->finite, r->partial);
+		fprintf(f, ",%.3f,%.1f,%.1f,%zu,%.1f,%.6f,%d,%d,%.4f,%.4f\n", r->ns_per_constraint, r->candidate_pairs,
+			r->ccd_pairs, r->bytes_peak, r->bytes_per_particle, (double)r->max_strain, r->finite, r->partial,
+			r->bullet_ms, r->bullet_ms > 0.0 ? r->ms_median / r->bullet_ms : 0.0);
 	}
 }
 
@@ -453,6 +489,7 @@ int main(int argc, char **argv)
 					bench_row row;
 					if (run_row(o.scenes[s], o.res[r], o.threads[t], o.self[c], &o, &row) != 0)
 						continue;
+					row.bullet_ms = bullet_ms(&row, &o);
 					print_row(&row);
 					rows[count++] = row;
 				}
