@@ -18,31 +18,7 @@
 #include "scenes.h"
 
 #include "intersect_check.h"
-
-typedef struct memory_count {
-	long long live, peak;
-} memory_count;
-
-static void *count_alloc(size_t size, size_t align, void *user)
-{
-	memory_count *m = user;
-	size_t a = align < 16 ? 16 : align;
-	void *p = aligned_alloc(a, (size + a - 1) / a * a);
-	if (p) {
-		m->live += (long long)size;
-		if (m->live > m->peak)
-			m->peak = m->live;
-	}
-	return p;
-}
-
-static void count_free(void *p, size_t size, void *user)
-{
-	memory_count *m = user;
-	if (p)
-		m->live -= (long long)size;
-	free(p);
-}
+#include "memory_count.h"
 
 static double now_s(void)
 {
@@ -188,9 +164,7 @@ static int soak_scene(const char *name, double seconds, int check_every, uint32_
 	const demo_scene *scene = demo_scene_find(name);
 	memory_count memory = {0, 0};
 	pbd_world_def wd = pbd_world_def_default();
-	wd.allocator.alloc = count_alloc;
-	wd.allocator.free = count_free;
-	wd.allocator.user = &memory;
+	wd.allocator = memory_count_allocator(&memory);
 	pbd_world *w = NULL;
 	demo_scene_state s;
 	char error[256];

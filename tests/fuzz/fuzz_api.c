@@ -9,6 +9,7 @@
 #include <pbd/pbd.h>
 
 #include "fuzz_util.h"
+#include "../memory_count.h"
 
 typedef struct reader {
 	const uint8_t *data;
@@ -36,28 +37,6 @@ static float scaled(reader *r, float typical)
 {
 	uint8_t b = byte(r);
 	return b < 160 ? typical * (0.1f + (float)b / 40.0f) : value(r);
-}
-
-typedef struct tracker {
-	long long live, peak;
-} tracker;
-
-static void *track_alloc(size_t size, size_t alignment, void *user)
-{
-	tracker *t = user;
-	size_t align = alignment < 16 ? 16 : alignment;
-	void *p = aligned_alloc(align, (size + align - 1) / align * align);
-	if (p)
-		t->live += (long long)size;
-	return p;
-}
-
-static void track_free(void *p, size_t size, void *user)
-{
-	tracker *t = user;
-	if (p)
-		t->live -= (long long)size;
-	free(p);
 }
 
 enum { MAX_IDS = 8 };
@@ -288,11 +267,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size > 2048)
 		return 0;
-	tracker t = {0, 0};
+	memory_count t = {0, 0};
 	pbd_world_def wd = pbd_world_def_default();
-	wd.allocator.alloc = track_alloc;
-	wd.allocator.free = track_free;
-	wd.allocator.user = &t;
+	wd.allocator = memory_count_allocator(&t);
 	driver d = {0};
 	if (pbd_world_create(&wd, &d.w) != PBD_OK)
 		return 0;
