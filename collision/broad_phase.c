@@ -101,14 +101,22 @@ static bool grow_scratch(pbd_world *w, pbd_grid *g, int need)
 	return true;
 }
 
+// The bucket array only grows: the number of entries changes from build to build, and
+// shrinking it would allocate again when they grow back.
 static bool resize_buckets(pbd_world *w, pbd_grid *g, int buckets)
 {
-	if (buckets == g->bucket_count)
-		return true;
-	pbd_free_array(w, g->bucket_start, (size_t)g->bucket_count + (g->bucket_count ? 1 : 0), sizeof *g->bucket_start);
-	g->bucket_start = pbd_alloc_array(w, (size_t)buckets + 1, sizeof *g->bucket_start);
-	g->bucket_count = g->bucket_start ? buckets : 0;
-	return g->bucket_start != NULL;
+	if (buckets > g->bucket_capacity) {
+		pbd_free_array(w, g->bucket_start, (size_t)g->bucket_capacity + (g->bucket_capacity ? 1 : 0),
+			       sizeof *g->bucket_start);
+		g->bucket_start = pbd_alloc_array(w, (size_t)buckets + 1, sizeof *g->bucket_start);
+		g->bucket_capacity = g->bucket_start ? buckets : 0;
+		if (!g->bucket_start) {
+			g->bucket_count = 0;
+			return false;
+		}
+	}
+	g->bucket_count = buckets;
+	return true;
 }
 
 bool pbd_grid_build(pbd_world *w, pbd_grid *g, const pbd_aabb *boxes, int count, float cell)
@@ -230,7 +238,8 @@ void pbd_grid_query(const pbd_grid *g, pbd_aabb box, int64_t skip_through, void 
 
 void pbd_grid_free(pbd_world *w, pbd_grid *g)
 {
-	pbd_free_array(w, g->bucket_start, (size_t)g->bucket_count + (g->bucket_count ? 1 : 0), sizeof *g->bucket_start);
+	pbd_free_array(w, g->bucket_start, (size_t)g->bucket_capacity + (g->bucket_capacity ? 1 : 0),
+		       sizeof *g->bucket_start);
 	pbd_free_array(w, g->items, (size_t)g->item_capacity, sizeof *g->items);
 	pbd_free_array(w, g->scratch, (size_t)g->scratch_capacity, sizeof *g->scratch);
 	pbd_free_array(w, g->scratch_bucket, (size_t)g->scratch_capacity, sizeof *g->scratch_bucket);

@@ -46,7 +46,7 @@ static pbd_result check_def_common(pbd_world *w, const pbd_cloth_def *def)
 	if (def->internal_cookie != PBD_COOKIE)
 		return pbd_fail(w, PBD_ERR_BAD_DEF, "cloth def was not made by pbd_cloth_def_default()");
 	if (!pbd_finite_n(def->position, 3) || !pbd_finite_n(def->rotation, 4) || !pbd_finite_n(def->velocity, 3))
-		return pbd_fail(w, PBD_ERR_NOT_FINITE, "cloth pose or velocity is NaN, infinite or beyond 1e9");
+		return pbd_fail(w, PBD_ERR_NOT_FINITE, "cloth pose or velocity is NaN, infinite or beyond 1e12");
 	const float *q = def->rotation;
 	if (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] < 1e-12f)
 		return pbd_fail(w, PBD_ERR_ZERO_NORMAL, "cloth rotation quaternion has zero length");
@@ -85,7 +85,7 @@ static pbd_result build_grid(pbd_world *w, const pbd_cloth_def *def, cloth_build
 	if ((int64_t)nx * ny > PBD_MAX_PARTICLES)
 		return pbd_fail(w, PBD_ERR_BAD_COUNT, "grid of %d x %d has more than %d vertices", nx, ny, PBD_MAX_PARTICLES);
 	if (!pbd_finite_n(&def->grid.width, 1) || !pbd_finite_n(&def->grid.height, 1))
-		return pbd_fail(w, PBD_ERR_NOT_FINITE, "grid size is NaN, infinite or beyond 1e9");
+		return pbd_fail(w, PBD_ERR_NOT_FINITE, "grid size is NaN, infinite or beyond 1e12");
 	if (def->grid.width <= 0.0f || def->grid.height <= 0.0f)
 		return pbd_fail(w, PBD_ERR_NON_POSITIVE, "grid size must be > 0, got %g x %g", (double)def->grid.width,
 				(double)def->grid.height);
@@ -133,7 +133,7 @@ static pbd_result build_mesh(pbd_world *w, const pbd_cloth_def *def, cloth_build
 		return pbd_fail(w, PBD_ERR_BAD_COUNT, "mesh triangle count must be 1..%d, got %d", 4 * PBD_MAX_PARTICLES, nt);
 	for (int i = 0; i < nv * 3; ++i)
 		if (!pbd_finite_n(&def->mesh.positions[i], 1))
-			return pbd_fail(w, PBD_ERR_NOT_FINITE, "mesh vertex %d has a coordinate that is NaN, infinite or beyond 1e9",
+			return pbd_fail(w, PBD_ERR_NOT_FINITE, "mesh vertex %d has a coordinate that is NaN, infinite or beyond 1e12",
 					i / 3);
 	for (int t = 0; t < nt; ++t) {
 		const uint32_t *f = def->mesh.indices + 3 * t;
@@ -736,7 +736,7 @@ pbd_result pbd_cloth_pin_vertex(pbd_world *world, pbd_cloth_id id, int vertex, c
 	if (!position)
 		return pbd_fail(world, PBD_ERR_NULL_ARGUMENT, "position is NULL");
 	if (!pbd_finite_n(position, 3))
-		return pbd_fail(world, PBD_ERR_NOT_FINITE, "pin position is NaN, infinite or beyond 1e9");
+		return pbd_fail(world, PBD_ERR_NOT_FINITE, "pin position is NaN, infinite or beyond 1e12");
 	int k = c->first + vertex;
 	if (!world->pinned[k]) {
 		world->pinned[k] = 1;
@@ -767,7 +767,7 @@ pbd_result pbd_cloth_teleport(pbd_world *world, pbd_cloth_id id, const float off
 	if (!c)
 		return r;
 	if ((offset && !pbd_finite_n(offset, 3)) || (velocity && !pbd_finite_n(velocity, 3)))
-		return pbd_fail(world, PBD_ERR_NOT_FINITE, "teleport offset or velocity is NaN, infinite or beyond 1e9");
+		return pbd_fail(world, PBD_ERR_NOT_FINITE, "teleport offset or velocity is NaN, infinite or beyond 1e12");
 	pbd_v3 d = offset ? v3_load(offset) : v3(0, 0, 0);
 	for (int i = c->first; i < c->first + c->count; ++i) {
 		v4_set3(&world->x[i], v3_add(v3_of4(world->x[i]), d));

@@ -20,7 +20,7 @@ pbd_result pbd_check_pose(pbd_world *w, const float position[3], const float rot
 			  pbd_pose *out)
 {
 	if (!pbd_finite_n(position, 3) || !pbd_finite_n(rotation, 4))
-		return pbd_fail(w, PBD_ERR_NOT_FINITE, "%s pose is NaN, infinite or beyond 1e9", what);
+		return pbd_fail(w, PBD_ERR_NOT_FINITE, "%s pose is NaN, infinite or beyond 1e12", what);
 	pbd_quat q = quat_load(rotation);
 	float l = sqrtf(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
 	if (!(l > 1e-6f))
@@ -33,7 +33,7 @@ pbd_result pbd_check_pose(pbd_world *w, const float position[3], const float rot
 static pbd_result check_friction(pbd_world *w, float s, float k)
 {
 	if (!isfinite(s) || !isfinite(k))
-		return pbd_fail(w, PBD_ERR_NOT_FINITE, "collider friction is NaN, infinite or beyond 1e9");
+		return pbd_fail(w, PBD_ERR_NOT_FINITE, "collider friction is NaN, infinite or beyond 1e12");
 	if (s < 0.0f || k < 0.0f)
 		return pbd_fail(w, PBD_ERR_NEGATIVE, "collider friction must be >= 0, got %g and %g", (double)s, (double)k);
 	return PBD_OK;
@@ -48,7 +48,7 @@ static pbd_result check_collider_def(pbd_world *w, const pbd_collider_def *def, 
 	const float sizes[] = {def->radius, def->half_height, def->half_extents[0], def->half_extents[1],
 			       def->half_extents[2], def->offset};
 	if (!pbd_finite_n(sizes, PBD_ARRAY_COUNT(sizes)) || !pbd_finite_n(def->normal, 3))
-		return pbd_fail(w, PBD_ERR_NOT_FINITE, "collider size, normal or offset is NaN, infinite or beyond 1e9");
+		return pbd_fail(w, PBD_ERR_NOT_FINITE, "collider size, normal or offset is NaN, infinite or beyond 1e12");
 	pbd_result r = check_friction(w, def->static_friction, def->kinetic_friction);
 	if (r != PBD_OK)
 		return r;

@@ -15,7 +15,7 @@ static pbd_result check_def(pbd_world *w, const pbd_particles_def *d)
 	const float scalars[] = {d->radius, d->mass, d->static_friction, d->kinetic_friction};
 	if (!pbd_finite_n(scalars, 4) || !pbd_finite_n(d->positions, 3 * d->count) ||
 	    (d->velocities && !pbd_finite_n(d->velocities, 3 * d->count)))
-		return pbd_fail(w, PBD_ERR_NOT_FINITE, "particle positions, velocities or sizes are NaN, infinite or beyond 1e9");
+		return pbd_fail(w, PBD_ERR_NOT_FINITE, "particle positions, velocities or sizes are NaN, infinite or beyond 1e12");
 	if (d->radius <= 0.0f || d->mass <= 0.0f)
 		return pbd_fail(w, PBD_ERR_NON_POSITIVE, "particle radius and mass must be > 0, got %g and %g",
 				(double)d->radius, (double)d->mass);
@@ -139,7 +139,7 @@ pbd_result pbd_particles_set(pbd_world *world, pbd_particles_id id, int index, c
 	if (!position || !velocity)
 		return pbd_fail(world, PBD_ERR_NULL_ARGUMENT, "position and velocity are required");
 	if (!pbd_finite_n(position, 3) || !pbd_finite_n(velocity, 3))
-		return pbd_fail(world, PBD_ERR_NOT_FINITE, "particle position or velocity is NaN, infinite or beyond 1e9");
+		return pbd_fail(world, PBD_ERR_NOT_FINITE, "particle position or velocity is NaN, infinite or beyond 1e12");
 	int k = c->first + index;
 	// A teleport: the particle did not travel, so no sweep may see a path from the old place.
 	v4_set3(&world->x[k], v3_load(position));
@@ -157,7 +157,7 @@ pbd_result pbd_particles_set_friction(pbd_world *world, pbd_particles_id id, flo
 	if (!c)
 		return r;
 	if (!isfinite(static_friction) || !isfinite(kinetic_friction))
-		return pbd_fail(world, PBD_ERR_NOT_FINITE, "particle friction is NaN, infinite or beyond 1e9");
+		return pbd_fail(world, PBD_ERR_NOT_FINITE, "particle friction is NaN, infinite or beyond 1e12");
 	if (static_friction < 0.0f || kinetic_friction < 0.0f)
 		return pbd_fail(world, PBD_ERR_NEGATIVE, "particle friction must be >= 0");
 	c->material.static_friction = static_friction;

@@ -22,7 +22,7 @@ pbd_result pbd_check_settings(pbd_world *world, const pbd_world_settings *s)
 				s->iterations);
 	const float scalars[] = {s->wind_turbulence, s->air_density, s->drag_coefficient, s->lift_coefficient};
 	if (!pbd_finite_n(s->gravity, 3) || !pbd_finite_n(s->wind, 3) || !pbd_finite_n(scalars, 4))
-		return pbd_fail(world, PBD_ERR_NOT_FINITE, "world settings contain NaN, infinity or a value beyond 1e9");
+		return pbd_fail(world, PBD_ERR_NOT_FINITE, "world settings contain NaN, infinity or a value beyond 1e12");
 	float g = sqrtf(s->gravity[0] * s->gravity[0] + s->gravity[1] * s->gravity[1] + s->gravity[2] * s->gravity[2]);
 	float v = sqrtf(s->wind[0] * s->wind[0] + s->wind[1] * s->wind[1] + s->wind[2] * s->wind[2]);
 	if (g > PBD_MAX_GRAVITY)

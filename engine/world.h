@@ -114,6 +114,7 @@ typedef struct pbd_grid_item {
 typedef struct pbd_grid {
 	float cell;
 	int bucket_count;          // power of two
+	int bucket_capacity;       // buckets allocated (>= bucket_count)
 	int *bucket_start;         // bucket_count + 1
 	pbd_grid_item *items;      // grouped by bucket
 	int item_count;

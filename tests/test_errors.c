@@ -234,10 +234,10 @@ static int out_of_range(void)
 	EXPECT(PBD_ERR_OUT_OF_RANGE, pbd_cloth_create(t.world, &d, &id));
 	float far[12];
 	memcpy(far, kQuad, sizeof far);
-	far[3] = 2e9f;
+	far[3] = 2e12f;
 	d = mesh_def(far, 4, idx, 2);
 	EXPECT(PBD_ERR_NOT_FINITE, pbd_cloth_create(t.world, &d, &id));
-	float q[4] = {0, 0, 0, 1}, away[3] = {0, -3e9f, 0};
+	float q[4] = {0, 0, 0, 1}, away[3] = {0, -3e12f, 0};
 	EXPECT(PBD_ERR_NOT_FINITE, pbd_collider_set_pose(t.world, t.floor, away, q));
 	CHECK(strcmp(pbd_result_string(PBD_ERR_OUT_OF_RANGE), "unknown result code") != 0);
 	// Just inside the limits is accepted (on a world of its own).

@@ -85,7 +85,7 @@ typedef enum pbd_result {
 	PBD_ERR_INDEX_OUT_OF_RANGE = -3,  ///< a vertex index >= the vertex count (or negative)
 	PBD_ERR_REPEATED_INDEX = -4,      ///< a triangle names the same vertex twice
 	PBD_ERR_DEGENERATE_TRIANGLE = -5, ///< a triangle with (near) zero area
-	PBD_ERR_NOT_FINITE = -6,          ///< a NaN or infinite number, or one beyond +-1e9 (PBD_MAX_MAGNITUDE)
+	PBD_ERR_NOT_FINITE = -6,          ///< a NaN or infinite number, or one beyond +-1e12 (PBD_MAX_MAGNITUDE)
 	PBD_ERR_NON_POSITIVE = -7,        ///< mass, dt, size or density <= 0
 	PBD_ERR_BAD_COUNT = -8,           ///< substeps, iterations, resolution or a count out of range
 	PBD_ERR_NEGATIVE = -9,            ///< a compliance, friction, damping or thickness < 0
@@ -124,7 +124,7 @@ typedef struct pbd_collider_id {
 /// keep the positions finite). Every coordinate, velocity, size and parameter must lie within
 /// +-PBD_MAX_MAGNITUDE (PBD_ERR_NOT_FINITE); gravity and wind within the magnitudes below and
 /// every vertex or particle mass at least PBD_MIN_MASS (PBD_ERR_OUT_OF_RANGE).
-#define PBD_MAX_MAGNITUDE 1e9f
+#define PBD_MAX_MAGNITUDE 1e12f
 #define PBD_MAX_GRAVITY 1e4f  ///< m/s^2, about 1000 g
 #define PBD_MAX_WIND 1e3f     ///< m/s, about three times the speed of sound
 #define PBD_MIN_MASS 1e-9f    ///< kg
