@@ -94,6 +94,21 @@ void pbd_tethers_solve(pbd_v4 *p, const pbd_tethers *t, float slack, float strai
 int pbd_color_constraints(pbd_world *world, int count, int arity, const uint32_t *idx, int particle_count,
 			  int *perm, int *color_start);
 
+// A contact whose free particles carry only a sliver of the contact point (a point next to a
+// pinned corner, found by the API fuzzer with weights of 1e-22) would move them by depth over
+// that sliver, flinging them across the world. Below this weight the contact is left to the
+// neighbouring contacts and the CCD guard.
+#define PBD_MIN_FREE_CONTACT_WEIGHT 0.05f
+
+// True when some particle with inverse mass > 0 has |weight| >= PBD_MIN_FREE_CONTACT_WEIGHT.
+static inline bool pbd_contact_movable(const float *inverse_mass, const float *weight, int count)
+{
+	for (int j = 0; j < count; ++j)
+		if (inverse_mass[j] > 0.0f && fabsf(weight[j]) >= PBD_MIN_FREE_CONTACT_WEIGHT)
+			return true;
+	return false;
+}
+
 // Position-level friction (Macklin et al. 2014, seed 004 eq. 33.2.4-33.2.5): given the
 // relative displacement over the substep and the contact normal and penetration depth d,
 // returns the correction to apply to the relative displacement.

@@ -51,6 +51,9 @@ int pbd_edge_edge_solve(pbd_world *w)
 		if (sep >= c->thickness)
 			continue;
 		float wgt[4] = {(float)(1.0 - s), (float)s, -(float)(1.0 - t), -(float)t};
+		const float inverse_mass[4] = {v[0]->w, v[1]->w, v[2]->w, v[3]->w};
+		if (!pbd_contact_movable(inverse_mass, wgt, 4))
+			continue;
 		float wsum = 0.0f;
 		for (int j = 0; j < 4; ++j)
 			wsum += v[j]->w * wgt[j] * wgt[j];

@@ -96,6 +96,10 @@ static int push_triangles_off(pbd_world *w, const pbd_collider *c)
 		float reach = c->shape.radius + w->radius[v[0]];
 		if (d >= reach)
 			continue;
+		const float inverse_mass[3] = {p[0]->w, p[1]->w, p[2]->w};
+		const float weight[3] = {(float)bary[0], (float)bary[1], (float)bary[2]};
+		if (!pbd_contact_movable(inverse_mass, weight, 3))
+			continue;
 		float wsum = 0.0f;
 		for (int j = 0; j < 3; ++j)
 			wsum += (float)(bary[j] * bary[j]) * (p[j]->w > 0.0f ? 1.0f : 0.0f);

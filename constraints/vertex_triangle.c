@@ -16,6 +16,9 @@ static bool push_apart(pbd_world *w, const pbd_vt_contact *c, pbd_v3 n, float de
 	const uint32_t *t = w->tri + 3 * c->tri;
 	pbd_v4 *q = &w->p[c->q];
 	pbd_v4 *tv[3] = {&w->p[t[0]], &w->p[t[1]], &w->p[t[2]]};
+	const float inverse_mass[4] = {q->w, tv[0]->w, tv[1]->w, tv[2]->w}, weight[4] = {1.0f, b[0], b[1], b[2]};
+	if (!pbd_contact_movable(inverse_mass, weight, 4))
+		return false;
 	float wsum = q->w + b[0] * b[0] * tv[0]->w + b[1] * b[1] * tv[1]->w + b[2] * b[2] * tv[2]->w;
 	if (wsum <= 0.0f)
 		return false;

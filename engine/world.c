@@ -8,7 +8,7 @@
 bool pbd_finite_n(const float *f, int n)
 {
 	for (int i = 0; i < n; ++i)
-		if (!(fabsf(f[i]) <= PBD_MAX_MAGNITUDE))
+		if (!isfinite(f[i]) || fabsf(f[i]) > PBD_MAX_MAGNITUDE)  // isfinite first: no FP exception on NaN
 			return false;
 	return true;
 }

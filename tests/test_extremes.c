@@ -271,6 +271,47 @@ static pbd_result collider_teleported(pbd_world *w, pbd_cloth_id *c, int *frames
 	return r;
 }
 
+// Three cloths in exactly the same place, pinned along edges and corners (found by the API
+// fuzzer): contact points next to a pinned corner gave their free vertices weights of 1e-22,
+// and the first step flung them to 1e14 m.
+static pbd_result coincident_pinned_cloths(pbd_world *w, pbd_cloth_id *c, int *frames, float *dt)
+{
+	(void)frames;
+	(void)dt;
+	pbd_result r = PBD_OK;
+	for (int k = 0; k < 3 && r == PBD_OK; ++k) {
+		pbd_cloth_def d = pbd_cloth_def_default();
+		d.grid.res_x = d.grid.res_y = 3;
+		d.grid.width = d.grid.height = 3.975f;
+		d.grid.pins = 155;
+		d.areal_density = 0.795f;
+		d.position[1] = 3.975f;
+		d.material.thickness = k == 1 ? 0.001f : 0.03975f;
+		d.material.self_collision = k != 1;
+		pbd_cloth_id id;
+		r = pbd_cloth_create(w, &d, k == 0 ? c : &id);
+	}
+	return r;
+}
+
+static pbd_result wind_beyond_limit(pbd_world *w, pbd_cloth_id *c, int *frames, float *dt)
+{
+	(void)frames;
+	(void)dt;
+	pbd_cloth_def d = hanging();
+	pbd_result r = pbd_cloth_create(w, &d, c);
+	return r == PBD_OK ? pbd_world_set_wind(w, (float[3]){2000.0f, 0.0f, 0.0f}) : r;
+}
+
+static pbd_result density_below_limit(pbd_world *w, pbd_cloth_id *c, int *frames, float *dt)
+{
+	(void)frames;
+	(void)dt;
+	pbd_cloth_def d = hanging();
+	pbd_result r = pbd_cloth_create(w, &d, c);
+	return r == PBD_OK ? pbd_cloth_set_areal_density(w, *c, 1e-37f) : r;
+}
+
 static int lowest_and_finite(const pbd_world *w, pbd_cloth_id c, float *lowest)
 {
 	int n = 0;
@@ -309,6 +350,9 @@ static int extreme_parameters_table(void)
 		{"non-manifold (fin + bow tie)", PBD_OK, non_manifold},
 		{"masses 1e-6 .. 1e3 kg", PBD_OK, mass_ratio_billion},
 		{"sphere teleported 50 m", PBD_OK, collider_teleported},
+		{"three coincident pinned cloths", PBD_OK, coincident_pinned_cloths},
+		{"wind 2000 m/s", PBD_ERR_OUT_OF_RANGE, wind_beyond_limit},
+		{"areal density 1e-37 kg/m^2", PBD_ERR_OUT_OF_RANGE, density_below_limit},
 		{"grid 5000 x 5000", PBD_ERR_BAD_COUNT, grid_too_fine},
 		{"grid 4096 x 4096, 256 MiB", PBD_ERR_OUT_OF_MEMORY, grid_beyond_memory},
 		{"zero-area triangle", PBD_ERR_DEGENERATE_TRIANGLE, zero_area_triangle},
