@@ -47,6 +47,11 @@ static pbd_result check_def_common(pbd_world *w, const pbd_cloth_def *def)
 		return pbd_fail(w, PBD_ERR_BAD_DEF, "cloth def was not made by pbd_cloth_def_default()");
 	if (!pbd_finite_n(def->position, 3) || !pbd_finite_n(def->rotation, 4) || !pbd_finite_n(def->velocity, 3))
 		return pbd_fail(w, PBD_ERR_NOT_FINITE, "cloth pose or velocity is NaN, infinite or beyond 1e12");
+	pbd_result r = pbd_check_coordinates(w, def->position, 3, "cloth position");
+	if (r == PBD_OK)
+		r = pbd_check_velocity(w, def->velocity, "cloth velocity");
+	if (r != PBD_OK)
+		return r;
 	const float *q = def->rotation;
 	if (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] < 1e-12f)
 		return pbd_fail(w, PBD_ERR_ZERO_NORMAL, "cloth rotation quaternion has zero length");
@@ -86,6 +91,9 @@ static pbd_result build_grid(pbd_world *w, const pbd_cloth_def *def, cloth_build
 		return pbd_fail(w, PBD_ERR_BAD_COUNT, "grid of %d x %d has more than %d vertices", nx, ny, PBD_MAX_PARTICLES);
 	if (!pbd_finite_n(&def->grid.width, 1) || !pbd_finite_n(&def->grid.height, 1))
 		return pbd_fail(w, PBD_ERR_NOT_FINITE, "grid size is NaN, infinite or beyond 1e12");
+	if (def->grid.width > PBD_MAX_COORDINATE || def->grid.height > PBD_MAX_COORDINATE)
+		return pbd_fail(w, PBD_ERR_OUT_OF_RANGE, "grid size %g x %g m is beyond the limit of %g m",
+				(double)def->grid.width, (double)def->grid.height, (double)PBD_MAX_COORDINATE);
 	if (def->grid.width <= 0.0f || def->grid.height <= 0.0f)
 		return pbd_fail(w, PBD_ERR_NON_POSITIVE, "grid size must be > 0, got %g x %g", (double)def->grid.width,
 				(double)def->grid.height);
@@ -135,6 +143,10 @@ static pbd_result build_mesh(pbd_world *w, const pbd_cloth_def *def, cloth_build
 		if (!pbd_finite_n(&def->mesh.positions[i], 1))
 			return pbd_fail(w, PBD_ERR_NOT_FINITE, "mesh vertex %d has a coordinate that is NaN, infinite or beyond 1e12",
 					i / 3);
+	for (int i = 0; i < nv * 3; ++i)
+		if (fabsf(def->mesh.positions[i]) > PBD_MAX_COORDINATE)
+			return pbd_fail(w, PBD_ERR_OUT_OF_RANGE, "mesh vertex %d has a coordinate of %g m, beyond the limit of %g m",
+					i / 3, (double)def->mesh.positions[i], (double)PBD_MAX_COORDINATE);
 	for (int t = 0; t < nt; ++t) {
 		const uint32_t *f = def->mesh.indices + 3 * t;
 		for (int k = 0; k < 3; ++k)
@@ -735,8 +747,9 @@ pbd_result pbd_cloth_pin_vertex(pbd_world *world, pbd_cloth_id id, int vertex, c
 		return r;
 	if (!position)
 		return pbd_fail(world, PBD_ERR_NULL_ARGUMENT, "position is NULL");
-	if (!pbd_finite_n(position, 3))
-		return pbd_fail(world, PBD_ERR_NOT_FINITE, "pin position is NaN, infinite or beyond 1e12");
+	r = pbd_check_coordinates(world, position, 3, "pin position");
+	if (r != PBD_OK)
+		return r;
 	int k = c->first + vertex;
 	if (!world->pinned[k]) {
 		world->pinned[k] = 1;
@@ -768,6 +781,11 @@ pbd_result pbd_cloth_teleport(pbd_world *world, pbd_cloth_id id, const float off
 		return r;
 	if ((offset && !pbd_finite_n(offset, 3)) || (velocity && !pbd_finite_n(velocity, 3)))
 		return pbd_fail(world, PBD_ERR_NOT_FINITE, "teleport offset or velocity is NaN, infinite or beyond 1e12");
+	r = offset ? pbd_check_coordinates(world, offset, 3, "teleport offset") : PBD_OK;
+	if (r == PBD_OK)
+		r = pbd_check_velocity(world, velocity, "teleport velocity");
+	if (r != PBD_OK)
+		return r;
 	pbd_v3 d = offset ? v3_load(offset) : v3(0, 0, 0);
 	for (int i = c->first; i < c->first + c->count; ++i) {
 		v4_set3(&world->x[i], v3_add(v3_of4(world->x[i]), d));

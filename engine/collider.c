@@ -21,6 +21,11 @@ pbd_result pbd_check_pose(pbd_world *w, const float position[3], const float rot
 {
 	if (!pbd_finite_n(position, 3) || !pbd_finite_n(rotation, 4))
 		return pbd_fail(w, PBD_ERR_NOT_FINITE, "%s pose is NaN, infinite or beyond 1e12", what);
+	char label[96];
+	snprintf(label, sizeof label, "%s position", what);
+	pbd_result r = pbd_check_coordinates(w, position, 3, label);
+	if (r != PBD_OK)
+		return r;
 	pbd_quat q = quat_load(rotation);
 	float l = sqrtf(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
 	if (!(l > 1e-6f))
@@ -49,6 +54,9 @@ static pbd_result check_collider_def(pbd_world *w, const pbd_collider_def *def, 
 			       def->half_extents[2], def->offset};
 	if (!pbd_finite_n(sizes, PBD_ARRAY_COUNT(sizes)) || !pbd_finite_n(def->normal, 3))
 		return pbd_fail(w, PBD_ERR_NOT_FINITE, "collider size, normal or offset is NaN, infinite or beyond 1e12");
+	pbd_result sized = pbd_check_coordinates(w, sizes, PBD_ARRAY_COUNT(sizes), "collider size or offset");
+	if (sized != PBD_OK)
+		return sized;
 	pbd_result r = check_friction(w, def->static_friction, def->kinetic_friction);
 	if (r != PBD_OK)
 		return r;

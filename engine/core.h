@@ -32,6 +32,7 @@ static inline pbd_v3 v3_sub(pbd_v3 a, pbd_v3 b) { return (pbd_v3){a.x - b.x, a.y
 static inline pbd_v3 v3_scale(pbd_v3 a, float s) { return (pbd_v3){a.x * s, a.y * s, a.z * s}; }
 static inline pbd_v3 v3_mad(pbd_v3 a, pbd_v3 b, float s) { return (pbd_v3){a.x + b.x * s, a.y + b.y * s, a.z + b.z * s}; }
 static inline float v3_dot(pbd_v3 a, pbd_v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline double v3_dot_d(pbd_v3 a, pbd_v3 b) { return (double)a.x * b.x + (double)a.y * b.y + (double)a.z * b.z; }
 static inline pbd_v3 v3_cross(pbd_v3 a, pbd_v3 b)
 {
 	return (pbd_v3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};

@@ -16,6 +16,13 @@ static pbd_result check_def(pbd_world *w, const pbd_particles_def *d)
 	if (!pbd_finite_n(scalars, 4) || !pbd_finite_n(d->positions, 3 * d->count) ||
 	    (d->velocities && !pbd_finite_n(d->velocities, 3 * d->count)))
 		return pbd_fail(w, PBD_ERR_NOT_FINITE, "particle positions, velocities or sizes are NaN, infinite or beyond 1e12");
+	pbd_result r = pbd_check_coordinates(w, d->positions, 3 * d->count, "particle positions");
+	if (r == PBD_OK)
+		r = pbd_check_coordinates(w, &d->radius, 1, "particle radius");
+	for (int i = 0; r == PBD_OK && d->velocities && i < d->count; ++i)
+		r = pbd_check_velocity(w, d->velocities + 3 * i, "particle velocity");
+	if (r != PBD_OK)
+		return r;
 	if (d->radius <= 0.0f || d->mass <= 0.0f)
 		return pbd_fail(w, PBD_ERR_NON_POSITIVE, "particle radius and mass must be > 0, got %g and %g",
 				(double)d->radius, (double)d->mass);
@@ -140,6 +147,11 @@ pbd_result pbd_particles_set(pbd_world *world, pbd_particles_id id, int index, c
 		return pbd_fail(world, PBD_ERR_NULL_ARGUMENT, "position and velocity are required");
 	if (!pbd_finite_n(position, 3) || !pbd_finite_n(velocity, 3))
 		return pbd_fail(world, PBD_ERR_NOT_FINITE, "particle position or velocity is NaN, infinite or beyond 1e12");
+	r = pbd_check_coordinates(world, position, 3, "particle position");
+	if (r == PBD_OK)
+		r = pbd_check_velocity(world, velocity, "particle velocity");
+	if (r != PBD_OK)
+		return r;
 	int k = c->first + index;
 	// A teleport: the particle did not travel, so no sweep may see a path from the old place.
 	v4_set3(&world->x[k], v3_load(position));

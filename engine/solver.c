@@ -118,6 +118,16 @@ static void air_forces(pbd_world *w)
 			aerodynamic_forces(w, &w->cloths[s]);
 }
 
+// Speeds stay within PBD_MAX_SPEED: a vertex pinned or attached far away, or a huge step,
+// would otherwise give speeds whose squares (air drag, energy) overflow float.
+static inline pbd_v3 limit_speed(pbd_v3 v)
+{
+	double s2 = v3_dot_d(v, v);
+	if (s2 <= (double)PBD_MAX_SPEED * PBD_MAX_SPEED)
+		return v;
+	return v3_scale(v, (float)(PBD_MAX_SPEED / sqrt(s2)));
+}
+
 typedef struct predict_job {
 	pbd_world *w;
 	bool air;
@@ -148,7 +158,7 @@ static void predict_range(int start, int end, int worker, void *context)
 				dv = v3_scale(dv, limit / len);
 			v = v3_add(v, dv);
 		}
-		w->v[i] = v3_mad(v, g, h);
+		w->v[i] = limit_speed(v3_mad(v, g, h));
 		v4_set3(&w->p[i], v3_mad(v3_of4(w->x[i]), w->v[i], h));
 	}
 }
@@ -243,6 +253,7 @@ static void update_range(int start, int end, int worker, void *context)
 			pbd_v3 predicted = v3_mad(x, w->v[i], job->h);
 			w->v[i] = v3_mad(w->v[i], v3_sub(p, predicted), job->inv_h);
 		}
+		w->v[i] = limit_speed(w->v[i]);
 		w->x[i] = w->p[i];
 	}
 }

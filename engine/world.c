@@ -13,6 +13,30 @@ bool pbd_finite_n(const float *f, int n)
 	return true;
 }
 
+pbd_result pbd_check_coordinates(pbd_world *w, const float *f, int n, const char *what)
+{
+	if (!pbd_finite_n(f, n))
+		return pbd_fail(w, PBD_ERR_NOT_FINITE, "%s is NaN, infinite or beyond 1e12", what);
+	for (int i = 0; i < n; ++i)
+		if (fabsf(f[i]) > PBD_MAX_COORDINATE)
+			return pbd_fail(w, PBD_ERR_OUT_OF_RANGE, "%s has a coordinate of %g m, beyond the limit of %g m",
+					what, (double)f[i], (double)PBD_MAX_COORDINATE);
+	return PBD_OK;
+}
+
+pbd_result pbd_check_velocity(pbd_world *w, const float *v, const char *what)
+{
+	if (!v)
+		return PBD_OK;
+	if (!pbd_finite_n(v, 3))
+		return pbd_fail(w, PBD_ERR_NOT_FINITE, "%s is NaN, infinite or beyond 1e12", what);
+	double speed = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+	if (speed > PBD_MAX_SPEED)
+		return pbd_fail(w, PBD_ERR_OUT_OF_RANGE, "%s of %g m/s is beyond the limit of %g m/s", what, speed,
+				(double)PBD_MAX_SPEED);
+	return PBD_OK;
+}
+
 pbd_result pbd_check_settings(pbd_world *world, const pbd_world_settings *s)
 {
 	if (s->substeps < 1 || s->substeps > PBD_MAX_COUNT)

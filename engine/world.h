@@ -303,3 +303,7 @@ pbd_result pbd_check_pose(pbd_world *w, const float position[3], const float rot
 pbd_result pbd_check_material(pbd_world *world, const pbd_cloth_material *m);
 pbd_result pbd_check_settings(pbd_world *world, const pbd_world_settings *s);
 bool pbd_finite_n(const float *f, int n);
+// PBD_OK, or PBD_ERR_NOT_FINITE / PBD_ERR_OUT_OF_RANGE naming `what`: n coordinates within
+// +-PBD_MAX_COORDINATE, or a velocity (NULL passes) no faster than PBD_MAX_SPEED.
+pbd_result pbd_check_coordinates(pbd_world *w, const float *f, int n, const char *what);
+pbd_result pbd_check_velocity(pbd_world *w, const float *v, const char *what);

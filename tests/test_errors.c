@@ -240,6 +240,31 @@ static int out_of_range(void)
 	float q[4] = {0, 0, 0, 1}, away[3] = {0, -3e12f, 0};
 	EXPECT(PBD_ERR_NOT_FINITE, pbd_collider_set_pose(t.world, t.floor, away, q));
 	CHECK(strcmp(pbd_result_string(PBD_ERR_OUT_OF_RANGE), "unknown result code") != 0);
+	// Positions within PBD_MAX_COORDINATE, speeds within PBD_MAX_SPEED.
+	far[3] = 2.0f * PBD_MAX_COORDINATE;
+	d = mesh_def(far, 4, idx, 2);
+	EXPECT(PBD_ERR_OUT_OF_RANGE, pbd_cloth_create(t.world, &d, &id));
+	CHECK(strstr(pbd_world_last_error(t.world), "mesh vertex 1 has a coordinate of 2e+06 m") != NULL);
+	away[1] = -2.0f * PBD_MAX_COORDINATE;
+	EXPECT(PBD_ERR_OUT_OF_RANGE, pbd_collider_set_pose(t.world, t.floor, away, q));
+	EXPECT(PBD_ERR_OUT_OF_RANGE, pbd_cloth_pin_vertex(t.world, t.cloth, 0, away));
+	EXPECT(PBD_ERR_OUT_OF_RANGE, pbd_cloth_teleport(t.world, t.cloth, away, NULL));
+	float fast[3] = {0, 0.8f * PBD_MAX_SPEED, 0.8f * PBD_MAX_SPEED};  // each within, the speed beyond
+	EXPECT(PBD_ERR_OUT_OF_RANGE, pbd_cloth_teleport(t.world, t.cloth, NULL, fast));
+	CHECK(strstr(pbd_world_last_error(t.world), "teleport velocity of") != NULL);
+	pbd_cloth_def g2 = pbd_cloth_def_default();
+	g2.grid.width = 2.0f * PBD_MAX_COORDINATE;
+	EXPECT(PBD_ERR_OUT_OF_RANGE, pbd_cloth_create(t.world, &g2, &id));
+	g2 = pbd_cloth_def_default();
+	memcpy(g2.velocity, fast, sizeof fast);
+	EXPECT(PBD_ERR_OUT_OF_RANGE, pbd_cloth_create(t.world, &g2, &id));
+	float ball[3] = {0, 1, 0};
+	pbd_particles_def pd = pbd_particles_def_default();
+	pd.count = 1;
+	pd.positions = ball;
+	pd.velocities = fast;
+	pbd_particles_id pid;
+	EXPECT(PBD_ERR_OUT_OF_RANGE, pbd_particles_create(t.world, &pd, &pid));
 	// Just inside the limits is accepted (on a world of its own).
 	pbd_world_def wd = pbd_world_def_default();
 	wd.settings.wind[0] = 0.99f * PBD_MAX_WIND;
@@ -248,6 +273,43 @@ static int out_of_range(void)
 	CHECK_OK(pbd_world_create(&wd, &w));
 	pbd_world_destroy(w);
 	return twins_agree(&t);
+}
+
+// A vertex pinned as far away as allowed (found by fuzz_api at 8.8e11 m, where products of
+// edge lengths overflowed float): the cloth stays finite and its speeds within the limit.
+static int pinned_far_away(void)
+{
+	pbd_world_def wd = pbd_world_def_default();
+	wd.settings.substeps = 10;
+	pbd_world *w = NULL;
+	CHECK_OK(pbd_world_create(&wd, &w));
+	pbd_cloth_def d = pbd_cloth_def_default();
+	d.grid.res_x = 2;
+	d.grid.res_y = 3;
+	d.grid.width = 0.35f;
+	d.grid.height = 0.1f;
+	d.material.self_collision = 1;
+	d.position[1] = 2.0f;
+	pbd_cloth_id c;
+	CHECK_OK(pbd_cloth_create(w, &d, &c));
+	float at[3] = {1.0f, 3.0f, -0.99f * PBD_MAX_COORDINATE};
+	CHECK_OK(pbd_cloth_pin_vertex(w, c, 0, at));
+	for (int k = 0; k < 20; ++k) {
+		CHECK_OK(pbd_world_step(w, 1.0f / 240.0f));
+		int n = 0;
+		const float *x = pbd_cloth_positions(w, c, &n);
+		const float *v = pbd_cloth_velocities(w, c, &n);
+		for (int i = 0; i < n; ++i) {
+			for (int j = 0; j < 3; ++j)
+				CHECK(isfinite(x[3 * i + j]) && isfinite(v[3 * i + j]));
+			double speed = sqrt((double)v[3 * i] * v[3 * i] + (double)v[3 * i + 1] * v[3 * i + 1] +
+					    (double)v[3 * i + 2] * v[3 * i + 2]);
+			CHECK(speed <= 1.0001 * PBD_MAX_SPEED);
+		}
+		CHECK(x[2] == at[2]);  // the pin holds
+	}
+	pbd_world_destroy(w);
+	return 0;
 }
 
 static int non_positive(void)
@@ -472,7 +534,7 @@ int main(int argc, char **argv)
 		TEST(null_argument), TEST(bad_def),   TEST(index_out_of_range), TEST(repeated_index),
 		TEST(degenerate_triangle), TEST(not_finite), TEST(non_positive), TEST(bad_count),
 		TEST(negative),      TEST(zero_normal), TEST(stale_id),         TEST(unknown_id),
-		TEST(bad_shape),     TEST(out_of_memory), TEST(out_of_range),
+		TEST(bad_shape),     TEST(out_of_memory), TEST(out_of_range), TEST(pinned_far_away),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

@@ -5,6 +5,7 @@
 // removed). Checks: a refused call returns an error code and the world still steps; after
 // accepted calls no position is NaN or infinite; live memory returns to zero at the end.
 #include <math.h>
+#include <stdarg.h>
 
 #include <pbd/pbd.h>
 
@@ -67,6 +68,16 @@ static void after(driver *d, pbd_result r, const char *call)
 	if (getenv("FUZZ_TRACE"))
 		fprintf(stderr, "  step after it: %.1f ms\n", pbd_world_get_stats(d->w).step_ms);
 	FUZZ_REQUIRE(s == PBD_OK, "step after refused %s: %s", call, pbd_world_last_error(d->w));
+}
+
+static void trace(const char *format, ...)
+{
+	if (!getenv("FUZZ_TRACE"))
+		return;
+	va_list args;
+	va_start(args, format);
+	vfprintf(stderr, format, args);
+	va_end(args);
 }
 
 static void check_finite(const driver *d)
@@ -205,6 +216,8 @@ static void do_op(driver *d, reader *r)
 		s.iterations = 1 + byte(r) % 4;
 		s.gravity[1] = -scaled(r, 9.81f);
 		s.wind[0] = byte(r) & 1 ? scaled(r, 20.0f) : 0.0f;
+		trace("settings: substeps %d iterations %d gravity %g wind %g\n", s.substeps, s.iterations,
+		      (double)s.gravity[1], (double)s.wind[0]);
 		after(d, pbd_world_set_settings(d->w, &s), "pbd_world_set_settings");
 		break;
 	}
@@ -249,6 +262,7 @@ static void do_op(driver *d, reader *r)
 		break;
 	}
 	case 13:
+		trace("pin at %g %g %g\n", (double)p[0], (double)p[1], (double)p[2]);
 		after(d, pbd_cloth_pin_vertex(d->w, cloth, byte(r) % 40 - 2, p), "pbd_cloth_pin_vertex");
 		break;
 	case 14:
@@ -256,6 +270,7 @@ static void do_op(driver *d, reader *r)
 		break;
 	case 15: {
 		float v[3] = {0.0f, byte(r) & 1 ? value(r) : 0.0f, 0.0f};
+		trace("teleport to %g %g %g velocity %g\n", (double)p[0], (double)p[1], (double)p[2], (double)v[1]);
 		after(d, pbd_cloth_teleport(d->w, cloth, p, v), "pbd_cloth_teleport");
 		break;
 	}

@@ -1,13 +1,34 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (AddressSanitizer + UBSan) in build-fuzz and runs
-# each for SECONDS (default 60) from the committed seed corpus. Prints executions per target;
-# exits non-zero on the first finding (the crashing input is left in build-fuzz/findings).
-#   tests/fuzz/run.sh [SECONDS] [target...]
+# each from the committed seed corpus. Prints executions per target; exits non-zero if any
+# target finds something (the crashing input is left in build-fuzz/findings).
+#   tests/fuzz/run.sh [SECONDS] [target...]   each target for SECONDS (default 60), random seed
+#   tests/fuzz/run.sh --fixed [target...]     each target for a fixed number of executions
+#                                             from seed 1: the same inputs on every machine,
+#                                             so a result is reproducible (CI uses this)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-seconds=${1:-60}
-shift || true
+fixed=0
+seconds=60
+if [ "${1:-}" = "--fixed" ]; then
+  fixed=1
+  shift
+elif [ $# -gt 0 ]; then
+  seconds=$1
+  shift
+fi
 targets=("$@")
+# Executions per target in --fixed mode: about 45 s each on a 2-core CI machine.
+fixed_runs() {
+  case $1 in
+    fuzz_obj) echo 400000 ;;
+    fuzz_ccd) echo 400000 ;;
+    fuzz_ini) echo 600000 ;;
+    fuzz_cli) echo 150000 ;;
+    fuzz_api) echo 10000 ;;
+    *) echo 100000 ;;
+  esac
+}
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_obj fuzz_ccd fuzz_ini fuzz_cli fuzz_api)
 if [ ! -f build-fuzz/build.ninja ]; then
   CC=clang meson setup build-fuzz -Dfuzz=true -Dtests=false -Dviewer=disabled \
@@ -22,17 +43,35 @@ for t in "${targets[@]}"; do
   corpus=build-fuzz/corpus/${t#fuzz_}
   mkdir -p "$corpus"
   log=build-fuzz/$t.log
+  if [ $fixed = 1 ]; then
+    # A fresh corpus directory each time: what earlier runs added would change the inputs.
+    rm -rf "$corpus" && mkdir -p "$corpus"
+    budget=(-seed=1 -runs="$(fixed_runs "$t")")
+  else
+    budget=(-max_total_time="$seconds")
+  fi
+  rm -f build-fuzz/findings/"$t"-*
+  start=$SECONDS
+  # Target output (stdout, stderr) is dropped for speed; a fuzz check's message is then
+  # seen by re-running the finding: build-fuzz/tests/fuzz/TARGET build-fuzz/findings/FILE
   if ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-     "build-fuzz/tests/fuzz/$t" -max_total_time="$seconds" -timeout=120 -rss_limit_mb=2048 -max_len=4096 \
+     "build-fuzz/tests/fuzz/$t" "${budget[@]}" -timeout=120 -rss_limit_mb=2048 -max_len=4096 \
        -close_fd_mask=3 -artifact_prefix=build-fuzz/findings/"$t"- \
        "$corpus" "tests/fuzz/corpus/${t#fuzz_}" >"$log" 2>&1; then
     execs=$(grep -Eo 'Done [0-9]+ runs' "$log" | grep -Eo '[0-9]+' || echo "?")
-    echo "$t: $execs executions in ${seconds} s, no findings"
+    echo "$t: $execs executions in $((SECONDS - start)) s, no findings"
     echo "$t ok $execs" >>"$results"
   else
     echo "$t: FINDING (log: $log)"
     echo "$t failed" >>"$results"
     grep -E "ERROR|fuzz check failed|SUMMARY|runtime error" "$log" | head -5
+    # Re-run the saved input with the target's own messages shown.
+    for f in build-fuzz/findings/"$t"-*; do
+      [ -f "$f" ] || continue
+      ASAN_OPTIONS=detect_leaks=1 "build-fuzz/tests/fuzz/$t" "$f" 2>&1 |
+        grep -E "fuzz check failed|ERROR: AddressSanitizer|runtime error" | head -3 || true
+      echo "  input: $f ($(od -An -c -N 120 "$f" | tr -s ' ' | tr -d '\n'))"
+    done
     status=1
   fi
 done
