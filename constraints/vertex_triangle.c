@@ -111,13 +111,14 @@ int pbd_vertex_triangle_solve(pbd_world *w)
 		d *= side;
 		if (d >= c->thickness)
 			continue;
-		// Barycentric coordinates of q's projection.
-		float d00 = v3_dot(e1, e1), d01 = v3_dot(e1, e2), d11 = v3_dot(e2, e2);
-		float d20 = v3_dot(rel, e1), d21 = v3_dot(rel, e2);
-		float denom = d00 * d11 - d01 * d01;
-		if (denom <= 0.0f)
+		// Barycentric coordinates of q's projection, in double: the products are fourth powers
+		// of lengths, which overflow float for triangles a few thousand kilometres across.
+		double d00 = v3_dot_d(e1, e1), d01 = v3_dot_d(e1, e2), d11 = v3_dot_d(e2, e2);
+		double d20 = v3_dot_d(rel, e1), d21 = v3_dot_d(rel, e2);
+		double denom = d00 * d11 - d01 * d01;
+		if (denom <= 0.0)
 			continue;
-		float v = (d11 * d20 - d01 * d21) / denom, u = (d00 * d21 - d01 * d20) / denom;
+		float v = (float)((d11 * d20 - d01 * d21) / denom), u = (float)((d00 * d21 - d01 * d20) / denom);
 		float b[3] = {1.0f - v - u, v, u};
 		if (b[0] < -PBD_INSIDE_TOLERANCE || b[1] < -PBD_INSIDE_TOLERANCE || b[2] < -PBD_INSIDE_TOLERANCE)
 			continue;

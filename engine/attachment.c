@@ -15,8 +15,8 @@ static pbd_result check_frame(pbd_world *w, const float position[3], const float
 
 static pbd_result check_compliance(pbd_world *w, float compliance)
 {
-	if (!isfinite(compliance))
-		return pbd_fail(w, PBD_ERR_NOT_FINITE, "attachment compliance is NaN or infinite");
+	if (!pbd_finite_n(&compliance, 1))
+		return pbd_fail(w, PBD_ERR_NOT_FINITE, "attachment compliance is NaN, infinite or beyond 1e12");
 	if (compliance < 0.0f)
 		return pbd_fail(w, PBD_ERR_NEGATIVE, "attachment compliance must be >= 0, got %g", (double)compliance);
 	return PBD_OK;

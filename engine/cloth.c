@@ -78,6 +78,10 @@ pbd_result pbd_check_material(pbd_world *w, const pbd_cloth_material *m)
 	for (int i = 0; i < PBD_ARRAY_COUNT(names); ++i)
 		if (values[i] < 0.0f)
 			return pbd_fail(w, PBD_ERR_NEGATIVE, "%s must be >= 0, got %g", names[i], (double)values[i]);
+	// A size like any other: squares and fourth powers of the contact distance must stay finite.
+	if (m->thickness > PBD_MAX_COORDINATE)
+		return pbd_fail(w, PBD_ERR_OUT_OF_RANGE, "thickness %g m is beyond the limit of %g m", (double)m->thickness,
+				(double)PBD_MAX_COORDINATE);
 	return PBD_OK;
 }
 
@@ -189,9 +193,9 @@ static pbd_result build_masses(pbd_world *w, const pbd_cloth_def *def, cloth_bui
 				return pbd_fail(w, PBD_ERR_NOT_FINITE, "mass of vertex %d is NaN or infinite", i);
 			if (m <= 0.0f)
 				return pbd_fail(w, PBD_ERR_NON_POSITIVE, "mass of vertex %d must be > 0, got %g", i, (double)m);
-			if (m < PBD_MIN_MASS)
-				return pbd_fail(w, PBD_ERR_OUT_OF_RANGE, "mass of vertex %d is %g kg, below %g kg", i, (double)m,
-						(double)PBD_MIN_MASS);
+			if (m < PBD_MIN_MASS || m > PBD_MAX_MASS)
+				return pbd_fail(w, PBD_ERR_OUT_OF_RANGE, "mass of vertex %d is %g kg, outside %g..%g kg", i,
+						(double)m, (double)PBD_MIN_MASS, (double)PBD_MAX_MASS);
 			b->inv_mass[i] = 1.0f / m;
 		}
 	} else {
@@ -211,6 +215,10 @@ static pbd_result build_masses(pbd_world *w, const pbd_cloth_def *def, cloth_bui
 				return pbd_fail(w, PBD_ERR_OUT_OF_RANGE,
 						"vertex %d gets a mass of %g kg from the areal density, below %g kg", i,
 						(double)b->inv_mass[i], (double)PBD_MIN_MASS);
+			if (!(b->inv_mass[i] <= PBD_MAX_MASS))
+				return pbd_fail(w, PBD_ERR_OUT_OF_RANGE,
+						"vertex %d gets a mass of %g kg from the areal density, above %g kg", i,
+						(double)b->inv_mass[i], (double)PBD_MAX_MASS);
 			b->inv_mass[i] = 1.0f / b->inv_mass[i];
 		}
 	}
@@ -626,11 +634,16 @@ pbd_result pbd_cloth_set_areal_density(pbd_world *world, pbd_cloth_id id, float 
 		return pbd_fail(world, PBD_ERR_NON_POSITIVE, "areal density must be > 0, got %g", (double)areal_density);
 	// Every mass scales by the same factor, so the inverse masses scale by its inverse.
 	float scale = c->areal_density / areal_density;
-	for (int i = c->first; i < c->first + c->count; ++i)
+	for (int i = c->first; i < c->first + c->count; ++i) {
 		if (!(world->inv_mass_free[i] * scale <= 1.0f / PBD_MIN_MASS))
 			return pbd_fail(world, PBD_ERR_OUT_OF_RANGE,
 					"areal density %g kg/m^2 gives vertex %d a mass below %g kg", (double)areal_density,
 					i - c->first, (double)PBD_MIN_MASS);
+		if (!(world->inv_mass_free[i] * scale >= 1.0f / PBD_MAX_MASS))
+			return pbd_fail(world, PBD_ERR_OUT_OF_RANGE,
+					"areal density %g kg/m^2 gives vertex %d a mass above %g kg", (double)areal_density,
+					i - c->first, (double)PBD_MAX_MASS);
+	}
 	for (int i = c->first; i < c->first + c->count; ++i) {
 		world->inv_mass_free[i] *= scale;
 		if (!world->pinned[i])

@@ -26,9 +26,9 @@ static pbd_result check_def(pbd_world *w, const pbd_particles_def *d)
 	if (d->radius <= 0.0f || d->mass <= 0.0f)
 		return pbd_fail(w, PBD_ERR_NON_POSITIVE, "particle radius and mass must be > 0, got %g and %g",
 				(double)d->radius, (double)d->mass);
-	if (d->mass < PBD_MIN_MASS)
-		return pbd_fail(w, PBD_ERR_OUT_OF_RANGE, "particle mass %g kg is below %g kg", (double)d->mass,
-				(double)PBD_MIN_MASS);
+	if (d->mass < PBD_MIN_MASS || d->mass > PBD_MAX_MASS)
+		return pbd_fail(w, PBD_ERR_OUT_OF_RANGE, "particle mass %g kg is outside %g..%g kg", (double)d->mass,
+				(double)PBD_MIN_MASS, (double)PBD_MAX_MASS);
 	if (d->static_friction < 0.0f || d->kinetic_friction < 0.0f)
 		return pbd_fail(w, PBD_ERR_NEGATIVE, "particle friction must be >= 0");
 	if (w->particle_count + d->count > PBD_MAX_PARTICLES)

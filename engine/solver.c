@@ -240,6 +240,33 @@ typedef struct update_job {
 	float h, inv_h;
 } update_job;
 
+// Motion within one substep stays within PBD_MAX_SPEED too: contacts and constraints of
+// extreme inputs (a thickness of kilometres, thousands of substeps) could otherwise push
+// particles ever further, until products of lengths overflow. Each motion x -> p is only
+// shortened along itself, before the guard sweeps it.
+static void limit_motion_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	const update_job *job = context;
+	pbd_world *w = job->w;
+	float reach = PBD_MAX_SPEED * job->h;
+	double reach2 = (double)reach * reach;
+	for (int i = start; i < end; ++i) {
+		if (w->pinned[i])
+			continue;
+		pbd_v3 x = v3_of4(w->x[i]), d = v3_sub(v3_of4(w->p[i]), x);
+		double d2 = v3_dot_d(d, d);
+		if (d2 > reach2)
+			v4_set3(&w->p[i], v3_mad(x, d, (float)(reach / sqrt(d2))));
+	}
+}
+
+static void limit_motion(pbd_world *w, float h)
+{
+	update_job job = {w, h, 1.0f / h};
+	pbd_parallel_for(w, limit_motion_range, w->particle_count, PARTICLES_PER_RANGE, &job);
+}
+
 static void update_range(int start, int end, int worker, void *context)
 {
 	PBD_UNUSED(worker);
@@ -444,6 +471,7 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 		t2 = now_ms();
 		stage[PBD_STAGE_CONTACTS] += t2 - t;
 		t = t2;
+		limit_motion(w, h);
 		// The projection may have moved a particle out of its region: the guard needs every
 		// pair that the final motion x -> p can bring together.
 		if (!pbd_pairs_covered(w)) {

@@ -277,6 +277,13 @@ static int bad_attachments_rejected(void)
 	CHECK_OK(pbd_attachment_create(w, &ad, &a));
 	CHECK(pbd_attachment_set_pose(w, a, (float[3]){INFINITY, 0, 0}, (float[4]){0, 0, 0, 1}) == PBD_ERR_NOT_FINITE);
 	CHECK(pbd_attachment_set_compliance(w, a, NAN) == PBD_ERR_NOT_FINITE);
+	// Beyond PBD_MAX_MAGNITUDE (found by fuzz_api: 4.2e34 made compliance / h^2 infinite and
+	// the held cloth NaN in one step).
+	CHECK(pbd_attachment_set_compliance(w, a, 4.15e34f) == PBD_ERR_NOT_FINITE);
+	bad = ad;
+	bad.compliance = 2.0f * PBD_MAX_MAGNITUDE;
+	pbd_attachment_id unmade;
+	CHECK(pbd_attachment_create(w, &bad, &unmade) == PBD_ERR_NOT_FINITE);
 	float out[3];
 	CHECK(pbd_attachment_get_target(w, a, 2, out) == PBD_ERR_INDEX_OUT_OF_RANGE);
 	// After all of that the world still steps and the held vertices stay put.
@@ -284,6 +291,14 @@ static int bad_attachments_rejected(void)
 		CHECK_OK(pbd_world_step(w, kDt));
 	const float *x = pbd_cloth_positions(w, cloth, NULL);
 	CHECK(isfinite(x[0]) && fabsf(x[1] - 2.5f) < 1e-6f);
+	// The largest compliance accepted: a spring that holds nothing, stepping finitely.
+	CHECK_OK(pbd_attachment_set_compliance(w, a, PBD_MAX_MAGNITUDE));
+	for (int f = 0; f < 10; ++f)
+		CHECK_OK(pbd_world_step(w, 1.0f / 240.0f));
+	int n = 0;
+	x = pbd_cloth_positions(w, cloth, &n);
+	for (int i = 0; i < 3 * n; ++i)
+		CHECK(isfinite(x[i]));
 	pbd_world_destroy(w);
 	return 0;
 }

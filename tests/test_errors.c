@@ -265,6 +265,17 @@ static int out_of_range(void)
 	pd.velocities = fast;
 	pbd_particles_id pid;
 	EXPECT(PBD_ERR_OUT_OF_RANGE, pbd_particles_create(t.world, &pd, &pid));
+	// Masses up to PBD_MAX_MASS.
+	float too_heavy[4] = {1, 2.0f * PBD_MAX_MASS, 1, 1};
+	d = mesh_def(kQuad, 4, idx, 2);
+	d.masses = too_heavy;
+	EXPECT(PBD_ERR_OUT_OF_RANGE, pbd_cloth_create(t.world, &d, &id));
+	CHECK(strstr(pbd_world_last_error(t.world), "mass of vertex 1 is 2e+09 kg, outside") != NULL);
+	EXPECT(PBD_ERR_OUT_OF_RANGE, pbd_cloth_set_areal_density(t.world, t.cloth, 1e30f));
+	CHECK(strstr(pbd_world_last_error(t.world), "above") != NULL);
+	pd.velocities = NULL;
+	pd.mass = 2.0f * PBD_MAX_MASS;
+	EXPECT(PBD_ERR_OUT_OF_RANGE, pbd_particles_create(t.world, &pd, &pid));
 	// Just inside the limits is accepted (on a world of its own).
 	pbd_world_def wd = pbd_world_def_default();
 	wd.settings.wind[0] = 0.99f * PBD_MAX_WIND;
@@ -307,6 +318,123 @@ static int pinned_far_away(void)
 			CHECK(speed <= 1.0001 * PBD_MAX_SPEED);
 		}
 		CHECK(x[2] == at[2]);  // the pin holds
+	}
+	pbd_world_destroy(w);
+	return 0;
+}
+
+// A cloth as thick as allowed beside a pinned, self-colliding one (found by fuzz_api: at a
+// thickness of 1.5e10 m fourth powers of contact distances overflowed float and the other
+// cloth was NaN after one step): thicker is refused, the limit itself simulates finitely.
+static int thick_cloth(void)
+{
+	pbd_world_def wd = pbd_world_def_default();
+	wd.settings.substeps = 1;
+	wd.settings.iterations = 4;
+	pbd_world *w = NULL;
+	CHECK_OK(pbd_world_create(&wd, &w));
+	pbd_cloth_def a = pbd_cloth_def_default();
+	a.grid.res_x = a.grid.res_y = 3;
+	a.grid.width = a.grid.height = 1.175f;
+	a.position[1] = 3.975f;
+	a.material.thickness = 0.04f;
+	a.material.self_collision = 1;
+	uint32_t pins[3] = {0, 1, 2};
+	a.pinned = pins;
+	a.pinned_count = 3;
+	pbd_cloth_id ca, cb;
+	CHECK_OK(pbd_cloth_create(w, &a, &ca));
+	pbd_cloth_def b = pbd_cloth_def_default();
+	b.grid.res_x = b.grid.res_y = 3;
+	b.grid.width = b.grid.height = 3.975f;
+	b.position[1] = 1.175f;
+	b.material.thickness = 1.5e10f;
+	CHECK(pbd_cloth_create(w, &b, &cb) == PBD_ERR_OUT_OF_RANGE);
+	CHECK(strstr(pbd_world_last_error(w), "thickness 1.5e+10 m is beyond the limit") != NULL);
+	b.material.thickness = PBD_MAX_COORDINATE;
+	CHECK_OK(pbd_cloth_create(w, &b, &cb));
+	// Beside them, the heaviest cloth allowed (found by fuzz_api: a density of 1e30 kg/m^2 gave
+	// vertex masses of 1e34 kg, whose inverse masses sum to so little that contact
+	// corrections overflowed).
+	pbd_cloth_def heavy = pbd_cloth_def_default();
+	heavy.grid.res_x = heavy.grid.res_y = 7;
+	heavy.grid.width = 2.9f;
+	heavy.grid.height = PBD_MAX_COORDINATE;
+	heavy.position[1] = 1.55f;
+	heavy.material.self_collision = 1;
+	heavy.areal_density = 1e30f;
+	CHECK(pbd_cloth_create(w, &heavy, &cb) == PBD_ERR_OUT_OF_RANGE);
+	CHECK(strstr(pbd_world_last_error(w), "above 1e+09 kg") != NULL);
+	uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
+	float masses[4] = {PBD_MAX_MASS, PBD_MAX_MASS, PBD_MAX_MASS, PBD_MAX_MASS};
+	pbd_cloth_def quad = mesh_def(kQuad, 4, idx, 2);
+	quad.masses = masses;
+	quad.position[1] = 1.55f;
+	pbd_cloth_id cc;
+	CHECK_OK(pbd_cloth_create(w, &quad, &cc));
+	pbd_cloth_material m;
+	CHECK_OK(pbd_cloth_get_material(w, ca, &m));
+	m.thickness = 2.0f * PBD_MAX_COORDINATE;
+	CHECK(pbd_cloth_set_material(w, ca, &m) == PBD_ERR_OUT_OF_RANGE);
+	for (int k = 0; k < 20; ++k) {
+		CHECK_OK(pbd_world_step(w, 1.0f / 60.0f));
+		const pbd_cloth_id ids[3] = {ca, cb, cc};
+		for (int c = 0; c < 3; ++c) {
+			int n = 0;
+			const float *x = pbd_cloth_positions(w, ids[c], &n);
+			for (int i = 0; i < 3 * n; ++i)
+				CHECK(isfinite(x[i]));
+		}
+	}
+	pbd_world_destroy(w);
+	return 0;
+}
+
+// The thickest cloth allowed beside a sliver, at 728 substeps (found by fuzz_api: contacts
+// pushed particles thousands of kilometres within a step, fourth powers of lengths overflowed
+// float and the cloth was NaN). A step moves each particle at most PBD_MAX_SPEED * dt.
+static int thick_cloth_many_substeps(void)
+{
+	pbd_world_def wd = pbd_world_def_default();
+	wd.settings.substeps = 728;
+	wd.settings.iterations = 1;
+	pbd_world *w = NULL;
+	CHECK_OK(pbd_world_create(&wd, &w));
+	pbd_cloth_def a = pbd_cloth_def_default();
+	a.grid.res_x = a.grid.res_y = 5;
+	a.grid.width = a.grid.height = 2.625f;
+	a.position[1] = 2.625f;
+	a.velocity[1] = 1.0f;
+	a.material.thickness = PBD_MAX_COORDINATE;
+	pbd_cloth_def b = a;
+	b.grid.width = 0.375f;
+	b.grid.height = 1e-6f;
+	b.material.thickness = 0.02625f;
+	b.material.self_collision = 1;
+	pbd_cloth_id ca, cb;
+	CHECK_OK(pbd_cloth_create(w, &a, &ca));
+	CHECK_OK(pbd_cloth_create(w, &b, &cb));
+	const float dt = 1.0f / 240.0f;
+	for (int k = 0; k < 1; ++k) {
+		const pbd_cloth_id ids[2] = {ca, cb};
+		float before[2][75];
+		for (int c = 0; c < 2; ++c)
+			memcpy(before[c], pbd_cloth_positions(w, ids[c], NULL), sizeof before[c]);
+		CHECK_OK(pbd_world_step(w, dt));
+		for (int c = 0; c < 2; ++c) {
+			int n = 0;
+			const float *x = pbd_cloth_positions(w, ids[c], &n);
+			CHECK(n == 25);
+			for (int i = 0; i < n; ++i) {
+				double d2 = 0.0;
+				for (int j = 0; j < 3; ++j) {
+					CHECK(isfinite(x[3 * i + j]));
+					double d = (double)x[3 * i + j] - before[c][3 * i + j];
+					d2 += d * d;
+				}
+				CHECK(sqrt(d2) <= 1.001 * PBD_MAX_SPEED * dt);
+			}
+		}
 	}
 	pbd_world_destroy(w);
 	return 0;
@@ -535,6 +663,7 @@ int main(int argc, char **argv)
 		TEST(degenerate_triangle), TEST(not_finite), TEST(non_positive), TEST(bad_count),
 		TEST(negative),      TEST(zero_normal), TEST(stale_id),         TEST(unknown_id),
 		TEST(bad_shape),     TEST(out_of_memory), TEST(out_of_range), TEST(pinned_far_away),
+		TEST(thick_cloth), TEST(thick_cloth_many_substeps),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

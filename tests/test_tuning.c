@@ -149,6 +149,8 @@ static int bad_files_refused(void)
 		{"[world]\nwind = 2000 0 0\n", ": the world settings are refused: a value is beyond"},
 		// Fine for a 2x2 check cloth, too light per vertex at 4x4 (found by fuzz_ini in CI).
 		{"[cloth]\nareal_density = 2e-8\n", ":2: cloth.areal_density = '2e-8': expected a number in 0.001.."},
+		// Heavier than any cloth; at a coarse resolution beyond the engine's largest vertex mass.
+		{"[cloth]\nareal_density = 1e8\n", ":2: cloth.areal_density = '1e8': expected a number in 0.001..100000"},
 	};
 	char path[512], err[512];
 	temp_path(path, sizeof path, "bad.ini");

@@ -114,9 +114,10 @@ typedef struct field {
 	{"world", #k, kind, offsetof(pbd_tuning, world.k), lo, hi, "world_def.settings." #k}
 
 static const field fields[] = {
-	// At least 1 g/m^2 (the lightest tissues weigh ~10): the vertex masses it gives must stay
-	// above the engine's least mass at any resolution a scene uses, not only at the check's.
-	{"cloth", "areal_density", FIELD_FLOAT, offsetof(pbd_tuning, areal_density), 1e-3f, 1e9f,
+	// From 1 g/m^2 (the lightest tissues weigh ~10) to 100 t/m^2: the vertex masses it gives
+	// must stay within the engine's limits at any resolution a scene uses, not only at the
+	// check's (fine grids make light vertices, coarse ones heavy).
+	{"cloth", "areal_density", FIELD_FLOAT, offsetof(pbd_tuning, areal_density), 1e-3f, 1e5f,
 	 "cloth_def.areal_density"},
 	CLOTH_FIELD(stretch_compliance, 0.0f, 1e30f),
 	CLOTH_FIELD(shear_compliance, 0.0f, 1e30f),

@@ -4,8 +4,11 @@
 # target finds something (the crashing input is left in build-fuzz/findings).
 #   tests/fuzz/run.sh [SECONDS] [target...]   each target for SECONDS (default 60), random seed
 #   tests/fuzz/run.sh --fixed [target...]     each target for a fixed number of executions
-#                                             from seed 1: the same inputs on every machine,
-#                                             so a result is reproducible (CI uses this)
+#                                             from seed 1 and a fresh corpus, however fast the
+#                                             machine (CI uses this). libFuzzer's coverage
+#                                             feedback still differs a little between runs, so
+#                                             two runs do not try exactly the same inputs; a
+#                                             finding is reproduced from its saved input.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 fixed=0

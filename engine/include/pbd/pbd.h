@@ -122,16 +122,18 @@ typedef struct pbd_collider_id {
 
 /// Limits of what the engine simulates: values beyond them are refused (a step could not
 /// keep the positions finite). Every coordinate, velocity, size and parameter must lie within
-/// +-PBD_MAX_MAGNITUDE (PBD_ERR_NOT_FINITE); positions, offsets and sizes within
-/// +-PBD_MAX_COORDINATE, speeds, gravity and wind within the magnitudes below and every vertex
-/// or particle mass at least PBD_MIN_MASS (PBD_ERR_OUT_OF_RANGE). The step keeps every speed
-/// within PBD_MAX_SPEED (a vertex pinned far away drags its cloth there, it does not fling it).
+/// +-PBD_MAX_MAGNITUDE (PBD_ERR_NOT_FINITE); positions, offsets and sizes (thickness and radii
+/// included) within +-PBD_MAX_COORDINATE, speeds, gravity and wind within the magnitudes below
+/// and every vertex or particle mass from PBD_MIN_MASS to PBD_MAX_MASS (PBD_ERR_OUT_OF_RANGE).
+/// The step keeps every speed, and every motion within a substep, within PBD_MAX_SPEED (a
+/// vertex pinned far away drags its cloth there, it does not fling it).
 #define PBD_MAX_MAGNITUDE 1e12f
 #define PBD_MAX_COORDINATE 1e6f  ///< m: fourth powers of lengths stay well within float
 #define PBD_MAX_SPEED 1e5f       ///< m/s
 #define PBD_MAX_GRAVITY 1e4f  ///< m/s^2, about 1000 g
 #define PBD_MAX_WIND 1e3f     ///< m/s, about three times the speed of sound
 #define PBD_MIN_MASS 1e-9f    ///< kg
+#define PBD_MAX_MASS 1e9f     ///< kg: inverse masses stay far above float's least normal number
 
 /// Per-world allocator. alloc must return memory aligned to at least `align` bytes (a power
 /// of two, at most 64); free receives the size that was requested. Both get `user`.
