@@ -81,6 +81,32 @@ static bool ball_triangle(pbd_world *w, const pbd_vt_contact *c)
 	return push_apart(w, c, n, depth, b3);
 }
 
+// Barycentric coordinates (v, u) of the projection of rel = q - p1 onto the plane of the edges
+// e1, e2; false for a degenerate triangle. The products are fourth powers of lengths: when they
+// overflow float (triangles thousands of kilometres across) the same is done in double.
+static bool projection_barycentrics(pbd_v3 e1, pbd_v3 e2, pbd_v3 rel, float *v, float *u)
+{
+	float d00 = v3_dot(e1, e1), d01 = v3_dot(e1, e2), d11 = v3_dot(e2, e2);
+	float d20 = v3_dot(rel, e1), d21 = v3_dot(rel, e2);
+	float denom = d00 * d11 - d01 * d01;
+	float vn = d11 * d20 - d01 * d21, un = d00 * d21 - d01 * d20;
+	if (isfinite(denom) && isfinite(vn) && isfinite(un)) {
+		if (denom <= 0.0f)
+			return false;
+		*v = vn / denom;
+		*u = un / denom;
+		return true;
+	}
+	double e00 = v3_dot_d(e1, e1), e01 = v3_dot_d(e1, e2), e11 = v3_dot_d(e2, e2);
+	double e20 = v3_dot_d(rel, e1), e21 = v3_dot_d(rel, e2);
+	double ddenom = e00 * e11 - e01 * e01;
+	if (!(ddenom > 0.0))
+		return false;
+	*v = (float)((e11 * e20 - e01 * e21) / ddenom);
+	*u = (float)((e00 * e21 - e01 * e20) / ddenom);
+	return true;
+}
+
 int pbd_vertex_triangle_solve(pbd_world *w)
 {
 	int touching = 0;
@@ -111,14 +137,9 @@ int pbd_vertex_triangle_solve(pbd_world *w)
 		d *= side;
 		if (d >= c->thickness)
 			continue;
-		// Barycentric coordinates of q's projection, in double: the products are fourth powers
-		// of lengths, which overflow float for triangles a few thousand kilometres across.
-		double d00 = v3_dot_d(e1, e1), d01 = v3_dot_d(e1, e2), d11 = v3_dot_d(e2, e2);
-		double d20 = v3_dot_d(rel, e1), d21 = v3_dot_d(rel, e2);
-		double denom = d00 * d11 - d01 * d01;
-		if (denom <= 0.0)
+		float v, u;
+		if (!projection_barycentrics(e1, e2, rel, &v, &u))
 			continue;
-		float v = (float)((d11 * d20 - d01 * d21) / denom), u = (float)((d00 * d21 - d01 * d20) / denom);
 		float b[3] = {1.0f - v - u, v, u};
 		if (b[0] < -PBD_INSIDE_TOLERANCE || b[1] < -PBD_INSIDE_TOLERANCE || b[2] < -PBD_INSIDE_TOLERANCE)
 			continue;
