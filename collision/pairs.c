@@ -5,14 +5,11 @@
 // side each pair is on, how far apart it stays).
 #include "../engine/world.h"
 
+#include <string.h>
+
 #ifndef PBD_REGION_SUBSTEPS
 #define PBD_REGION_SUBSTEPS 2
 #endif
-
-#define GROW(w, arr, count, cap)                                                                          \
-	((count) < (cap) || (pbd_grow_array((w), (void **)&(arr), (size_t)(cap), (size_t)maxi(64, 2 * (cap)), \
-					    sizeof *(arr)) &&                                             \
-			     ((cap) = maxi(64, 2 * (cap)), true)))
 
 static const pbd_cloth *body(const pbd_world *w, uint32_t slot) { return &w->cloths[slot]; }
 
@@ -55,10 +52,18 @@ static float gap_along_axes(const pbd_v3 *a, int na, const pbd_v3 *b, int nb)
 }
 
 typedef struct visit_context {
-	pbd_world *w;
-	uint32_t query;   // the triangle, edge or particle asking
-	bool failed;
+	const pbd_world *w;
+	pbd_pair_chunk *chunk;  // where pairs go
+	uint32_t query;         // the triangle, edge or particle asking
 } visit_context;
+
+// Stores a pair when the chunk has room; counts it either way (see pbd_pair_chunk).
+#define CHUNK_PUSH(chunk, list, value)                                  \
+	do {                                                            \
+		if ((chunk)->list##_count < (chunk)->list##_capacity)   \
+			(chunk)->list[(chunk)->list##_count] = (value); \
+		(chunk)->list##_count++;                                \
+	} while (0)
 
 static double rest_point_triangle(const pbd_world *w, uint32_t q, const uint32_t *t)
 {
@@ -70,7 +75,7 @@ static double rest_point_triangle(const pbd_world *w, uint32_t q, const uint32_t
 static void visit_vertex_for_triangle(uint32_t q, void *user)
 {
 	visit_context *ctx = user;
-	pbd_world *w = ctx->w;
+	const pbd_world *w = ctx->w;
 	uint32_t tri = ctx->query;
 	const uint32_t *t = w->tri + 3 * tri;
 	if (q == t[0] || q == t[1] || q == t[2])
@@ -102,18 +107,14 @@ static void visit_vertex_for_triangle(uint32_t q, void *user)
 	float d = sqrtf((float)pbd_point_triangle_distance2(d3_of(xq), d3_of(xt[0]), d3_of(xt[1]), d3_of(xt[2]), bary));
 	if (d > limit)
 		return;
-	if (!GROW(w, w->vt, w->vt_count, w->vt_capacity)) {
-		ctx->failed = true;
-		return;
-	}
-	w->vt[w->vt_count++] = (pbd_vt_contact){q, tri, thickness, mu(bq, bt, false), mu(bq, bt, true),
-						bq->kind == PBD_BODY_PARTICLES};
+	pbd_vt_contact pair = {q, tri, thickness, mu(bq, bt, false), mu(bq, bt, true), bq->kind == PBD_BODY_PARTICLES};
+	CHUNK_PUSH(ctx->chunk, vt, pair);
 }
 
 static void visit_edge_for_edge(uint32_t b, void *user)
 {
 	visit_context *ctx = user;
-	pbd_world *w = ctx->w;
+	const pbd_world *w = ctx->w;
 	uint32_t a = ctx->query;
 	if (b <= a)
 		return;  // each pair once
@@ -144,17 +145,14 @@ static void visit_edge_for_edge(uint32_t b, void *user)
 	float d = sqrtf((float)pbd_segment_segment_distance2(d3_of(xa[0]), d3_of(xa[1]), d3_of(xb[0]), d3_of(xb[1]), &s, &t));
 	if (d > limit)
 		return;
-	if (!GROW(w, w->ee, w->ee_count, w->ee_capacity)) {
-		ctx->failed = true;
-		return;
-	}
-	w->ee[w->ee_count++] = (pbd_ee_contact){a, b, thickness, mu(ba, bb, false), mu(ba, bb, true)};
+	pbd_ee_contact pair = {a, b, thickness, mu(ba, bb, false), mu(ba, bb, true)};
+	CHUNK_PUSH(ctx->chunk, ee, pair);
 }
 
 static void visit_particle_for_particle(uint32_t j, void *user)
 {
 	visit_context *ctx = user;
-	pbd_world *w = ctx->w;
+	const pbd_world *w = ctx->w;
 	uint32_t i = ctx->query;
 	if (i == j)
 		return;
@@ -168,12 +166,8 @@ static void visit_particle_for_particle(uint32_t j, void *user)
 	float d = v3_len(v3_sub(v3_of4(w->x[i]), v3_of4(w->x[j])));
 	if (d > w->radius[i] + w->radius[j] + reach(w, i) + reach(w, j))
 		return;
-	if (!GROW(w, w->pp, w->pp_count, w->pp_capacity)) {
-		ctx->failed = true;
-		return;
-	}
-	w->pp[w->pp_count++] =
-		(pbd_pp_contact){i, j, w->radius[i] + w->radius[j], mu(bi, bj, false), mu(bi, bj, true)};
+	pbd_pp_contact pair = {i, j, w->radius[i] + w->radius[j], mu(bi, bj, false), mu(bi, bj, true)};
+	CHUNK_PUSH(ctx->chunk, pp, pair);
 }
 
 // Cell size: the mean mesh edge, but at least a particle's diameter.
@@ -256,6 +250,99 @@ static bool nothing_to_pair(const pbd_world *w)
 	return bodies <= 1 && !self;
 }
 
+typedef struct search_job {
+	pbd_world *w;
+	const pbd_aabb *vbox, *tbox, *ebox;
+	int nt, ne, np;
+} search_job;
+
+// Chunk k searches its share of the queries: triangles for vertices, then edges for edges,
+// then free particles for particles and vertices, in the order a single search would take.
+static void search_chunk(const search_job *job, int k)
+{
+	const pbd_world *w = job->w;
+	pbd_pair_chunk *chunk = &job->w->pair_chunks[k];
+	chunk->vt_count = chunk->ee_count = chunk->pp_count = 0;
+	int64_t total = (int64_t)job->nt + job->ne + job->np;
+	int lo = (int)(total * k / PBD_PAIR_CHUNKS), hi = (int)(total * (k + 1) / PBD_PAIR_CHUNKS);
+	visit_context ctx = {w, chunk, 0};
+	for (int item = lo; item < hi; ++item) {
+		if (item < job->nt) {
+			ctx.query = (uint32_t)item;
+			pbd_grid_query(&w->vertex_grid, job->tbox[item], -1, visit_vertex_for_triangle, &ctx);
+		} else if (item < job->nt + job->ne) {
+			int e = item - job->nt;
+			ctx.query = (uint32_t)e;
+			pbd_grid_query(&w->edge_grid, job->ebox[e], e, visit_edge_for_edge, &ctx);
+		} else {
+			int i = item - job->nt - job->ne;
+			if (body(w, w->owner[i])->kind != PBD_BODY_PARTICLES)
+				continue;
+			ctx.query = (uint32_t)i;
+			pbd_grid_query(&w->vertex_grid, job->vbox[i], -1, visit_particle_for_particle, &ctx);
+		}
+	}
+}
+
+static void search_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	for (int k = start; k < end; ++k)
+		search_chunk(context, k);
+}
+
+static bool chunk_fits(const pbd_pair_chunk *c)
+{
+	return c->vt_count <= c->vt_capacity && c->ee_count <= c->ee_capacity && c->pp_count <= c->pp_capacity;
+}
+
+// Room for what the chunk found, and half as much again for the pairs to come.
+static bool grow_list(pbd_world *w, void **list, int *capacity, int need, size_t size)
+{
+	if (need <= *capacity)
+		return true;
+	int cap = maxi(64, need + need / 2);
+	if (!pbd_grow_array(w, list, (size_t)*capacity, (size_t)cap, size))
+		return false;
+	*capacity = cap;
+	return true;
+}
+
+static bool grow_chunk(pbd_world *w, pbd_pair_chunk *c)
+{
+	return grow_list(w, (void **)&c->vt, &c->vt_capacity, c->vt_count, sizeof *c->vt) &&
+	       grow_list(w, (void **)&c->ee, &c->ee_capacity, c->ee_count, sizeof *c->ee) &&
+	       grow_list(w, (void **)&c->pp, &c->pp_capacity, c->pp_count, sizeof *c->pp);
+}
+
+// The chunks' lists, one after the other, into the world's pair lists.
+static bool join_chunks(pbd_world *w)
+{
+	int vt = 0, ee = 0, pp = 0;
+	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k) {
+		vt += w->pair_chunks[k].vt_count;
+		ee += w->pair_chunks[k].ee_count;
+		pp += w->pair_chunks[k].pp_count;
+	}
+	if (!grow_list(w, (void **)&w->vt, &w->vt_capacity, vt, sizeof *w->vt) ||
+	    !grow_list(w, (void **)&w->ee, &w->ee_capacity, ee, sizeof *w->ee) ||
+	    !grow_list(w, (void **)&w->pp, &w->pp_capacity, pp, sizeof *w->pp))
+		return false;
+	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k) {
+		const pbd_pair_chunk *c = &w->pair_chunks[k];
+		if (c->vt_count)
+			memcpy(w->vt + w->vt_count, c->vt, (size_t)c->vt_count * sizeof *c->vt);
+		if (c->ee_count)
+			memcpy(w->ee + w->ee_count, c->ee, (size_t)c->ee_count * sizeof *c->ee);
+		if (c->pp_count)
+			memcpy(w->pp + w->pp_count, c->pp, (size_t)c->pp_count * sizeof *c->pp);
+		w->vt_count += c->vt_count;
+		w->ee_count += c->ee_count;
+		w->pp_count += c->pp_count;
+	}
+	return true;
+}
+
 bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
 {
 	w->vt_count = w->ee_count = w->pp_count = 0;
@@ -295,23 +382,19 @@ bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
 	if (!pbd_grid_build(w, &w->vertex_grid, vbox, np, cell) || !pbd_grid_build(w, &w->edge_grid, ebox, ne, cell))
 		return false;
 	w->stats.broad_phase_builds++;
-	visit_context ctx = {w, 0, false};
-	for (int t = 0; t < nt && !ctx.failed; ++t) {
-		ctx.query = (uint32_t)t;
-		pbd_grid_query(&w->vertex_grid, tbox[t], -1, visit_vertex_for_triangle, &ctx);
-	}
-	for (int e = 0; e < ne && !ctx.failed; ++e) {
-		ctx.query = (uint32_t)e;
-		pbd_grid_query(&w->edge_grid, ebox[e], e, visit_edge_for_edge, &ctx);
-	}
-	for (int i = 0; i < np && !ctx.failed; ++i) {
-		if (body(w, w->owner[i])->kind != PBD_BODY_PARTICLES)
+	search_job job = {w, vbox, tbox, ebox, nt, ne, np};
+	pbd_parallel_for(w, search_range, PBD_PAIR_CHUNKS, 1, &job);
+	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k) {
+		if (chunk_fits(&w->pair_chunks[k]))
 			continue;
-		ctx.query = (uint32_t)i;
-		pbd_grid_query(&w->vertex_grid, vbox[i], -1, visit_particle_for_particle, &ctx);
+		if (!grow_chunk(w, &w->pair_chunks[k]))
+			return false;
+		search_chunk(&job, k);  // the same search again: it now fits
 	}
-	w->region_count = ctx.failed ? 0 : np;
-	return !ctx.failed;
+	if (!join_chunks(w))
+		return false;
+	w->region_count = np;
+	return true;
 }
 
 void pbd_pairs_free(pbd_world *w)
@@ -321,6 +404,13 @@ void pbd_pairs_free(pbd_world *w)
 	pbd_free_array(w, w->boxes, (size_t)w->box_capacity, sizeof *w->boxes);
 	pbd_free_array(w, w->regions, (size_t)w->region_capacity, sizeof *w->regions);
 	pbd_free_array(w, w->ccd_stamp, (size_t)w->ccd_stamp_capacity, sizeof *w->ccd_stamp);
+	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k) {
+		pbd_pair_chunk *c = &w->pair_chunks[k];
+		pbd_free_array(w, c->vt, (size_t)c->vt_capacity, sizeof *c->vt);
+		pbd_free_array(w, c->ee, (size_t)c->ee_capacity, sizeof *c->ee);
+		pbd_free_array(w, c->pp, (size_t)c->pp_capacity, sizeof *c->pp);
+		*c = (pbd_pair_chunk){0};
+	}
 	pbd_free_array(w, w->vt, (size_t)w->vt_capacity, sizeof *w->vt);
 	pbd_free_array(w, w->ee, (size_t)w->ee_capacity, sizeof *w->ee);
 	pbd_free_array(w, w->pp, (size_t)w->pp_capacity, sizeof *w->pp);

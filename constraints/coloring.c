@@ -8,6 +8,28 @@
 
 #define PBD_COLOR_BITS 63  // colour 63 is the overflow: it may share particles, run it serially
 
+static uint32_t lowest_particle(int arity, const uint32_t *v)
+{
+	uint32_t lo = v[0];
+	for (int k = 1; k < arity; ++k)
+		lo = v[k] < lo ? v[k] : lo;
+	return lo;
+}
+
+// Counting sort of the constraints by their lowest particle (stable).
+static void order_by_lowest_particle(int count, int arity, const uint32_t *idx, int particle_count, int *bucket,
+				     int *out)
+{
+	for (int i = 0; i <= particle_count; ++i)
+		bucket[i] = 0;
+	for (int c = 0; c < count; ++c)
+		bucket[lowest_particle(arity, idx + c * arity) + 1]++;
+	for (int i = 0; i < particle_count; ++i)
+		bucket[i + 1] += bucket[i];
+	for (int c = 0; c < count; ++c)
+		out[bucket[lowest_particle(arity, idx + c * arity)]++] = c;
+}
+
 int pbd_color_constraints(pbd_world *world, int count, int arity, const uint32_t *idx, int particle_count,
 			  int *perm, int *color_start)
 {
@@ -54,8 +76,27 @@ int pbd_color_constraints(pbd_world *world, int count, int arity, const uint32_t
 	int fill[PBD_COLOR_BITS + 1];
 	for (int b = 0; b < colors; ++b)
 		fill[b] = color_start[b];
-	for (int c = 0; c < count; ++c)
-		perm[fill[color[c]]++] = c;
+	// Within a colour, constraints go in the order of their lowest particle, so that a range of
+	// a colour is a band of the mesh: each thread works on its own band in every colour
+	// (constraints are generated kind by kind, stretch then shear, and a colour mixing kinds
+	// otherwise spanned the mesh in every range). Constraints of one colour share no particle,
+	// so their order does not change the result. The overflow colour keeps generation order.
+	int *by_particle = pbd_alloc_array(world, (size_t)count, sizeof *by_particle);
+	int *bucket = pbd_alloc_array(world, (size_t)particle_count + 1, sizeof *bucket);
+	if (by_particle && bucket) {
+		order_by_lowest_particle(count, arity, idx, particle_count, bucket, by_particle);
+		for (int k = 0; k < count; ++k)
+			if (color[by_particle[k]] != PBD_COLOR_BITS)
+				perm[fill[color[by_particle[k]]]++] = by_particle[k];
+		for (int c = 0; c < count; ++c)
+			if (color[c] == PBD_COLOR_BITS)
+				perm[fill[PBD_COLOR_BITS]++] = c;
+	} else {
+		for (int c = 0; c < count; ++c)
+			perm[fill[color[c]]++] = c;
+	}
+	pbd_free_array(world, by_particle, (size_t)count, sizeof *by_particle);
+	pbd_free_array(world, bucket, (size_t)particle_count + 1, sizeof *bucket);
 	pbd_free_array(world, used, (size_t)particle_count, sizeof *used);
 	pbd_free_array(world, color, (size_t)count, sizeof *color);
 	return colors;

@@ -98,6 +98,19 @@ typedef struct pbd_pp_contact {
 	float kinetic_friction;
 } pbd_pp_contact;
 
+// The pair search runs in chunks (threads take chunks); each chunk fills its own lists, which
+// are joined in chunk order, so the pairs come out in the same order for any thread count.
+// Chunks do not allocate (the world's allocator is not assumed thread-safe): a chunk that
+// runs out of room counts what it needed and is searched again after growing.
+#define PBD_PAIR_CHUNKS 16
+typedef struct pbd_pair_chunk {
+	pbd_vt_contact *vt;
+	pbd_ee_contact *ee;
+	pbd_pp_contact *pp;
+	int vt_count, ee_count, pp_count;        // found (may exceed the capacity: then only counted)
+	int vt_capacity, ee_capacity, pp_capacity;
+} pbd_pair_chunk;
+
 typedef struct pbd_aabb {
 	pbd_v3 lo, hi;
 } pbd_aabb;
@@ -199,6 +212,7 @@ struct pbd_world {
 	int ee_count, ee_capacity;
 	pbd_pp_contact *pp;
 	int pp_count, pp_capacity;
+	pbd_pair_chunk pair_chunks[PBD_PAIR_CHUNKS];  // the pair search's per-chunk output
 	uint32_t *ccd_stamp;       // guard scratch: the round in which a particle's motion changed
 	int ccd_stamp_capacity;
 
