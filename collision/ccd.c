@@ -218,6 +218,21 @@ typedef struct guard_pass {
 	int64_t *tested;
 } guard_pass;
 
+// A crossing needs the distance to reach zero; a tenth of the contact thickness is kept so
+// that float rounding cannot close the rest.
+static float guard_gap(float thickness) { return 0.1f * thickness; }
+
+// Whether a pair's sweep can meet at all: some particle moves and the swept boxes, grown by
+// the gap, overlap. The guard only ever shortens motions toward x, which keeps a still
+// particle still and shrinks every swept box, so a pair ruled out here before the first
+// round stays ruled out in every round.
+static bool can_meet(const pbd_world *w, const uint32_t ids[4], int split, float thickness)
+{
+	if (!moved(w, ids[0]) && !moved(w, ids[1]) && !moved(w, ids[2]) && !moved(w, ids[3]))
+		return false;
+	return !swept_apart(w, ids, split, guard_gap(thickness));
+}
+
 // Sweeps one vertex-triangle (split 1) or edge-edge (split 2) pair; on a hit pulls its
 // particles back to the time of impact (or to x in the final rounds). Returns whether any
 // particle's motion changed.
@@ -226,13 +241,9 @@ static bool guard_quad(const guard_pass *g, const uint32_t ids[4], int split, fl
 	pbd_world *w = g->w;
 	if (!needs_test(w, ids, 4, g->round))
 		return false;
-	if (!moved(w, ids[0]) && !moved(w, ids[1]) && !moved(w, ids[2]) && !moved(w, ids[3]))
+	if (!can_meet(w, ids, split, thickness))
 		return false;
-	// A crossing needs the distance to reach zero; a tenth of the contact thickness is kept
-	// so that float rounding cannot close the rest.
-	float gap = 0.1f * thickness;
-	if (swept_apart(w, ids, split, gap))
-		return false;
+	float gap = guard_gap(thickness);
 	pbd_d3 x0[4], x1[4];
 	for (int j = 0; j < 4; ++j) {
 		x0[j] = at(&w->x[ids[j]]);
@@ -250,22 +261,79 @@ static bool guard_quad(const guard_pass *g, const uint32_t ids[4], int split, fl
 	return changed;
 }
 
+// The particles of guard pair n (vertex-triangle pairs first, then edge-edge pairs) and its
+// thickness; returns the split (1: vertex | triangle, 2: edge | edge).
+static int pair_quad(const pbd_world *w, uint32_t n, uint32_t ids[4], float *thickness)
+{
+	if ((int64_t)n < w->vt_count) {
+		const pbd_vt_contact *c = &w->vt[n];
+		const uint32_t *t = w->tri + 3 * c->tri;
+		ids[0] = c->q, ids[1] = t[0], ids[2] = t[1], ids[3] = t[2];
+		*thickness = c->thickness;
+		return 1;
+	}
+	const pbd_ee_contact *c = &w->ee[n - (uint32_t)w->vt_count];
+	const uint32_t *ea = w->edge + 2 * c->a, *eb = w->edge + 2 * c->b;
+	ids[0] = ea[0], ids[1] = ea[1], ids[2] = eb[0], ids[3] = eb[1];
+	*thickness = c->thickness;
+	return 2;
+}
+
+static void mark_live_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	pbd_world *w = context;
+	for (int n = start; n < end; ++n) {
+		uint32_t ids[4];
+		float thickness;
+		int split = pair_quad(w, (uint32_t)n, ids, &thickness);
+		w->guard_live[n] = can_meet(w, ids, split, thickness);
+	}
+}
+
+// Most candidate pairs of a resting or slowly moving cloth cannot meet within the substep:
+// they are ruled out once, on both threads, and the rounds go over the rest in pair order.
+static bool collect_live_pairs(pbd_world *w)
+{
+	int total = w->vt_count + w->ee_count;
+	if (total > w->guard_live_capacity) {
+		int cap = maxi(total, 2 * w->guard_live_capacity);
+		if (!pbd_grow_array(w, (void **)&w->guard_live, (size_t)w->guard_live_capacity, (size_t)cap,
+				    sizeof *w->guard_live))
+			return false;
+		w->guard_live_capacity = cap;
+	}
+	pbd_parallel_for(w, mark_live_range, total, 2048, w);
+	int live = 0;
+	for (int n = 0; n < total; ++n)
+		live += w->guard_live[n];
+	if (live > w->guard_pairs_capacity) {
+		int cap = maxi(live, 2 * w->guard_pairs_capacity);
+		if (!pbd_grow_array(w, (void **)&w->guard_pairs, (size_t)w->guard_pairs_capacity, (size_t)cap,
+				    sizeof *w->guard_pairs))
+			return false;
+		w->guard_pairs_capacity = cap;
+	}
+	w->guard_pair_count = 0;
+	for (int n = 0; n < total; ++n)
+		if (w->guard_live[n])
+			w->guard_pairs[w->guard_pair_count++] = (uint32_t)n;
+	return true;
+}
+
 // Rounds are numbered from 1 (stamps start at 0 = never changed).
 static int guard_round(pbd_world *w, uint32_t round, bool final_round, int64_t *tested)
 {
 	guard_pass g = {w, round, final_round, tested};
 	int hits = 0;
-	for (int k = 0; k < w->vt_count; ++k) {
-		const pbd_vt_contact *c = &w->vt[k];
-		const uint32_t *t = w->tri + 3 * c->tri;
-		uint32_t ids[4] = {c->q, t[0], t[1], t[2]};
-		hits += guard_quad(&g, ids, 1, c->thickness);
-	}
-	for (int k = 0; k < w->ee_count; ++k) {
-		const pbd_ee_contact *c = &w->ee[k];
-		const uint32_t *ea = w->edge + 2 * c->a, *eb = w->edge + 2 * c->b;
-		uint32_t ids[4] = {ea[0], ea[1], eb[0], eb[1]};
-		hits += guard_quad(&g, ids, 2, c->thickness);
+	// Without the list (out of memory) every pair is swept.
+	bool listed = w->guard_pair_count >= 0;
+	int count = listed ? w->guard_pair_count : w->vt_count + w->ee_count;
+	for (int n = 0; n < count; ++n) {
+		uint32_t ids[4];
+		float thickness;
+		int split = pair_quad(w, listed ? w->guard_pairs[n] : (uint32_t)n, ids, &thickness);
+		hits += guard_quad(&g, ids, split, thickness);
 	}
 	for (int k = 0; k < w->pp_count; ++k) {
 		const pbd_pp_contact *c = &w->pp[k];
@@ -306,6 +374,8 @@ int pbd_ccd_guard(pbd_world *w, int64_t *tested)
 	}
 	if (w->particle_count > 0)  // an empty world has no array at all
 		memset(w->ccd_stamp, 0, (size_t)w->particle_count * sizeof *w->ccd_stamp);
+	if (!collect_live_pairs(w))
+		w->guard_pair_count = -1;
 	int caught = 0;
 	for (uint32_t round = 1; round <= MAX_ROUNDS; ++round) {
 		int hits = guard_round(w, round, round > LIMIT_ROUNDS, tested);

@@ -215,6 +215,10 @@ struct pbd_world {
 	pbd_pair_chunk pair_chunks[PBD_PAIR_CHUNKS];  // the pair search's per-chunk output
 	uint32_t *ccd_stamp;       // guard scratch: the round in which a particle's motion changed
 	int ccd_stamp_capacity;
+	uint8_t *guard_live;       // guard scratch: per vt then ee pair, whether its sweep can meet
+	int guard_live_capacity;
+	uint32_t *guard_pairs;     // guard scratch: the pairs that can (vt first, then ee + vt_count)
+	int guard_pair_count, guard_pairs_capacity;
 
 	pbd_world_stats stats;
 	size_t bytes_live;
