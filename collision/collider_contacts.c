@@ -75,12 +75,55 @@ static void sweep_particle(pbd_world *w, const pbd_collider *c, int i)
 	v4_set3(&w->p[i], v3_add(quat_rotate(c->sub_end.q, local), c->sub_end.p));
 }
 
+typedef struct search_job {
+	pbd_world *w;
+	const pbd_collider *c;
+	float bound;
+	int first;  // the cloth's first particle
+} search_job;
+
 // A pair is kept when the particle's path x -> p comes within its radius plus the length of
 // that path of the collider at the end of the substep: the projection may move the particle
 // by about that much, and anything further cannot touch within this substep.
+static bool keep_contact(pbd_world *w, const pbd_collider *c, float bound, int i)
+{
+	if (w->p[i].w == 0.0f)
+		return false;
+	float radius = w->radius[i];
+	pbd_v3 p = v3_of4(w->p[i]), x = v3_of4(w->x[i]);
+	float travel = v3_len(v3_sub(p, x));
+	float reach = radius + travel;
+	// The collider's own path over the substep counts as well as the particle's.
+	if (bound < INFINITY && segment_distance(p, c->sub_start.p, c->sub_end.p) > bound + reach + travel)
+		return false;
+	if (bound < INFINITY) {
+		sweep_particle(w, c, i);
+		p = v3_of4(w->p[i]);
+	}
+	pbd_v3 n;
+	return pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, p, &n) <= reach;
+}
+
+// Each particle is decided on its own (the sweep moves only that particle): threads share
+// the particles, and the contacts are then listed in particle order by one thread.
+static void search_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	const search_job *job = context;
+	for (int i = job->first + start; i < job->first + end; ++i)
+		job->w->contact_keep[i] = keep_contact(job->w, job->c, job->bound, i);
+}
+
 bool pbd_collider_contacts_find(pbd_world *w)
 {
 	w->contact_count = 0;
+	if (w->particle_count > w->contact_keep_capacity) {
+		int cap = maxi(w->particle_count, 2 * w->contact_keep_capacity);
+		if (!pbd_grow_array(w, (void **)&w->contact_keep, (size_t)w->contact_keep_capacity, (size_t)cap,
+				    sizeof *w->contact_keep))
+			return false;
+		w->contact_keep_capacity = cap;
+	}
 	for (int ci = 0; ci < w->collider_capacity; ++ci) {
 		const pbd_collider *c = &w->colliders[ci];
 		if (!c->live)
@@ -92,26 +135,12 @@ bool pbd_collider_contacts_find(pbd_world *w)
 				continue;
 			float mu_s = sqrtf(cloth->material.static_friction * c->static_friction);
 			float mu_k = sqrtf(cloth->material.kinetic_friction * c->kinetic_friction);
+			search_job job = {w, c, bound, cloth->first};
+			pbd_parallel_for(w, search_range, cloth->count, 512, &job);
 			for (int i = cloth->first; i < cloth->first + cloth->count; ++i) {
-				if (w->p[i].w == 0.0f)
+				if (!w->contact_keep[i])
 					continue;
-				float radius = w->radius[i];
-				pbd_v3 p = v3_of4(w->p[i]), x = v3_of4(w->x[i]);
-				float travel = v3_len(v3_sub(p, x));
-				float reach = radius + travel;
-				// The collider's own path over the substep counts as well as the particle's.
-				if (bound < INFINITY &&
-				    segment_distance(p, c->sub_start.p, c->sub_end.p) > bound + reach + travel)
-					continue;
-				if (bound < INFINITY) {
-					sweep_particle(w, c, i);
-					p = v3_of4(w->p[i]);
-				}
-				pbd_v3 n;
-				float d = pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, p, &n);
-				if (d > reach)
-					continue;
-				pbd_collider_contact ct = {(uint32_t)i, (uint32_t)ci, radius, mu_s, mu_k};
+				pbd_collider_contact ct = {(uint32_t)i, (uint32_t)ci, w->radius[i], mu_s, mu_k};
 				if (!push_contact(w, ct))
 					return false;
 			}

@@ -86,6 +86,8 @@ void pbd_tethers_free(pbd_world *world, pbd_tethers *t);
 // stretch compliance times the weight per area, the strain a hanging strip of cloth has
 // per metre below its pin, so a soft cloth keeps its physical stretch.
 void pbd_tethers_solve(pbd_v4 *p, const pbd_tethers *t, float slack, float strain_per_length);
+void pbd_tethers_solve_range(pbd_v4 *p, const pbd_tethers *t, int start, int end, float slack,
+			     float strain_per_length);
 
 // Graph colouring shared by the constraint kinds: reorders `count` constraints of `arity`
 // particle indices each so that constraints of one colour touch disjoint particles.

@@ -4,6 +4,8 @@
 // signed distance; the collider is kinematic, so the particle takes the whole correction.
 #include "../engine/world.h"
 
+#include <stdatomic.h>
+
 // Moves a point that rides on the collider from its substep-end pose back to its
 // substep-start pose: the collider's own displacement at that point over the substep.
 static pbd_v3 collider_displacement(const pbd_collider *c, pbd_v3 point)
@@ -13,28 +15,57 @@ static pbd_v3 collider_displacement(const pbd_collider *c, pbd_v3 point)
 	return v3_sub(point, before);
 }
 
+// Pushes one particle out of its collider and applies friction; returns whether it touched.
+static bool solve_contact(pbd_world *world, const pbd_collider_contact *ct)
+{
+	pbd_v4 *p = &world->p[ct->particle];
+	if (p->w == 0.0f)
+		return false;
+	const pbd_collider *c = &world->colliders[ct->collider];
+	pbd_v3 n;
+	pbd_v3 pos = v3_of4(*p);
+	float depth = ct->radius - pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, pos, &n);
+	if (depth <= 0.0f)
+		return false;
+	pos = v3_mad(pos, n, depth);
+	pbd_v3 moved = v3_sub(pos, v3_of4(world->x[ct->particle]));
+	pbd_v3 relative = v3_sub(moved, collider_displacement(c, pos));
+	pos = v3_add(pos, pbd_friction_correction(relative, n, depth, ct->static_friction, ct->kinetic_friction));
+	v4_set3(p, pos);
+	return true;
+}
+
+typedef struct contact_job {
+	pbd_world *world;
+	int first;            // first contact of the collider's block
+	atomic_int touching;
+} contact_job;
+
+static void solve_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	contact_job *job = context;
+	int touching = 0;
+	for (int k = job->first + start; k < job->first + end; ++k)
+		touching += solve_contact(job->world, &job->world->contacts[k]);
+	atomic_fetch_add(&job->touching, touching);
+}
+
+// Contacts come in one block per collider, a particle at most once in a block: a block's
+// contacts touch distinct particles, so threads share a block and any split gives the same
+// positions. Blocks go one after the other (a particle between two colliders).
 int pbd_collider_contacts_solve(pbd_world *world)
 {
-	int touching = 0;
-	for (int k = 0; k < world->contact_count; ++k) {
-		const pbd_collider_contact *ct = &world->contacts[k];
-		pbd_v4 *p = &world->p[ct->particle];
-		if (p->w == 0.0f)
-			continue;
-		const pbd_collider *c = &world->colliders[ct->collider];
-		pbd_v3 n;
-		pbd_v3 pos = v3_of4(*p);
-		float depth = ct->radius - pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, pos, &n);
-		if (depth <= 0.0f)
-			continue;
-		touching++;
-		pos = v3_mad(pos, n, depth);
-		pbd_v3 moved = v3_sub(pos, v3_of4(world->x[ct->particle]));
-		pbd_v3 relative = v3_sub(moved, collider_displacement(c, pos));
-		pos = v3_add(pos, pbd_friction_correction(relative, n, depth, ct->static_friction, ct->kinetic_friction));
-		v4_set3(p, pos);
+	contact_job job = {world, 0, 0};
+	for (int first = 0; first < world->contact_count;) {
+		int end = first + 1;
+		while (end < world->contact_count && world->contacts[end].collider == world->contacts[first].collider)
+			++end;
+		job.first = first;
+		pbd_parallel_for(world, solve_range, end - first, 512, &job);
+		first = end;
 	}
-	return touching;
+	return atomic_load(&job.touching);
 }
 
 // Closest point of the collider's core (a sphere's centre, a capsule's axis) to `point`.

@@ -260,9 +260,22 @@ void pbd_tethers_free(pbd_world *world, pbd_tethers *t)
 
 void pbd_tethers_solve(pbd_v4 *p, const pbd_tethers *t, float slack, float strain_per_length)
 {
+	pbd_tethers_solve_range(p, t, 0, t->count, slack, strain_per_length);
+}
+
+// A particle's tethers are consecutive and act one after the other on it: a range takes
+// every particle whose first tether lies in it, whole, so ranges on different threads never
+// share a particle and any split gives the same result.
+void pbd_tethers_solve_range(pbd_v4 *p, const pbd_tethers *t, int start, int end, float slack,
+			     float strain_per_length)
+{
 	if (slack < 0.0f)
 		return;
-	for (int k = 0; k < t->count; ++k) {
+	while (start > 0 && start < t->count && t->particle[start] == t->particle[start - 1])
+		++start;
+	while (end > 0 && end < t->count && t->particle[end] == t->particle[end - 1])
+		++end;
+	for (int k = start; k < end; ++k) {
 		pbd_v4 *a = &p[t->particle[k]];
 		const pbd_v4 *anchor = &p[t->anchor[k]];
 		// Only while the anchor is still pinned and the particle free.

@@ -174,6 +174,7 @@ typedef struct constraint_job {
 	pbd_cloth *cloth;
 	int first;          // first constraint of the colour
 	float inv_h2;
+	const float *gravity;
 } constraint_job;
 
 static void distance_range(int start, int end, int worker, void *context)
@@ -189,6 +190,16 @@ static void bending_range(int start, int end, int worker, void *context)
 	const constraint_job *job = context;
 	pbd_bending_solve_range(job->p, &job->cloth->bending, job->first + start, job->first + end,
 				job->cloth->material.bend_compliance, job->inv_h2);
+}
+
+static void tether_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	const constraint_job *job = context;
+	const pbd_cloth *c = job->cloth;
+	float weight = c->areal_density * v3_len(v3_load(job->gravity));
+	pbd_tethers_solve_range(job->p, &c->tethers, start, end, c->material.tether_slack,
+				c->material.stretch_compliance * weight);
 }
 
 // Colour by colour: constraints of one colour share no particle, so each colour is spread
@@ -211,9 +222,8 @@ static void project(pbd_world *w, float inv_h2)
 		pbd_v4 *p = w->p + c->first;
 		// Tethers first: when moving pins force the cloth to stretch (a twist), the stretch
 		// constraints get the last word and the strain spreads instead of piling up at a pin.
-		float weight = c->areal_density * v3_len(v3_load(w->settings.gravity));
-		pbd_tethers_solve(p, &c->tethers, c->material.tether_slack, c->material.stretch_compliance * weight);
-		constraint_job job = {p, c, 0, inv_h2};
+		constraint_job job = {p, c, 0, inv_h2, w->settings.gravity};
+		pbd_parallel_for(w, tether_range, c->tethers.count, CONSTRAINTS_PER_RANGE, &job);
 		project_colours(w, distance_range, &job, c->distance.color_count, c->distance.color_start);
 		project_colours(w, bending_range, &job, c->bending.color_count, c->bending.color_start);
 	}

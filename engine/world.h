@@ -187,6 +187,8 @@ struct pbd_world {
 	pbd_collider_contact *contacts;
 	int contact_count;
 	int contact_capacity;
+	uint8_t *contact_keep;     // scratch of the collider-contact search: per particle, keep or not
+	int contact_keep_capacity;
 
 	// Topology of all bodies in world particle indices, rebuilt when bodies change.
 	bool topology_dirty;
