@@ -291,29 +291,31 @@ static void mark_live_range(int start, int end, int worker, void *context)
 	}
 }
 
+// Room for `need` items in a scratch array that only grows.
+static bool reserve(pbd_world *w, void **array, int *capacity, int need, size_t size)
+{
+	if (need <= *capacity)
+		return true;
+	int cap = maxi(need, 2 * *capacity);
+	if (!pbd_grow_array(w, array, (size_t)*capacity, (size_t)cap, size))
+		return false;
+	*capacity = cap;
+	return true;
+}
+
 // Most candidate pairs of a resting or slowly moving cloth cannot meet within the substep:
 // they are ruled out once, on both threads, and the rounds go over the rest in pair order.
 static bool collect_live_pairs(pbd_world *w)
 {
 	int total = w->vt_count + w->ee_count;
-	if (total > w->guard_live_capacity) {
-		int cap = maxi(total, 2 * w->guard_live_capacity);
-		if (!pbd_grow_array(w, (void **)&w->guard_live, (size_t)w->guard_live_capacity, (size_t)cap,
-				    sizeof *w->guard_live))
-			return false;
-		w->guard_live_capacity = cap;
-	}
+	if (!reserve(w, (void **)&w->guard_live, &w->guard_live_capacity, total, sizeof *w->guard_live))
+		return false;
 	pbd_parallel_for(w, mark_live_range, total, 2048, w);
 	int live = 0;
 	for (int n = 0; n < total; ++n)
 		live += w->guard_live[n];
-	if (live > w->guard_pairs_capacity) {
-		int cap = maxi(live, 2 * w->guard_pairs_capacity);
-		if (!pbd_grow_array(w, (void **)&w->guard_pairs, (size_t)w->guard_pairs_capacity, (size_t)cap,
-				    sizeof *w->guard_pairs))
-			return false;
-		w->guard_pairs_capacity = cap;
-	}
+	if (!reserve(w, (void **)&w->guard_pairs, &w->guard_pairs_capacity, live, sizeof *w->guard_pairs))
+		return false;
 	w->guard_pair_count = 0;
 	for (int n = 0; n < total; ++n)
 		if (w->guard_live[n])
@@ -365,13 +367,8 @@ int pbd_ccd_guard(pbd_world *w, int64_t *tested)
 	// until no pair changes (a pair whose moving side is kinematic cannot be stopped; it
 	// reports but changes nothing, which ends the loop).
 	enum { LIMIT_ROUNDS = 4, MAX_ROUNDS = 64 };
-	if (w->particle_count > w->ccd_stamp_capacity) {
-		int cap = maxi(w->particle_count, 2 * w->ccd_stamp_capacity);
-		if (!pbd_grow_array(w, (void **)&w->ccd_stamp, (size_t)w->ccd_stamp_capacity, (size_t)cap,
-				    sizeof *w->ccd_stamp))
-			return 0;
-		w->ccd_stamp_capacity = cap;
-	}
+	if (!reserve(w, (void **)&w->ccd_stamp, &w->ccd_stamp_capacity, w->particle_count, sizeof *w->ccd_stamp))
+		return 0;
 	if (w->particle_count > 0)  // an empty world has no array at all
 		memset(w->ccd_stamp, 0, (size_t)w->particle_count * sizeof *w->ccd_stamp);
 	if (!collect_live_pairs(w))
