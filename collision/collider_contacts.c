@@ -80,19 +80,38 @@ typedef struct search_job {
 	const pbd_collider *c;
 	float bound;
 	int first;  // the cloth's first particle
+	// A plane's normal and offset at the substep end: most particles of a cloth are far above
+	// a floor, and one dot product rules them out before the exact distance is needed.
+	bool plane;
+	pbd_v3 plane_normal;
+	float plane_offset;
 } search_job;
+
+// Whether a particle is certainly further from the job's plane than `reach`. The margin
+// covers the rounding of this dot product against the exact test, which rotates the point
+// into the plane's frame.
+static bool clear_of_plane(const search_job *job, pbd_v3 p, float reach)
+{
+	float d = v3_dot(job->plane_normal, p) - job->plane_offset;
+	float size = fabsf(p.x) + fabsf(p.y) + fabsf(p.z) + fabsf(job->plane_offset);
+	return d > reach + 1e-5f * size + 1e-6f;
+}
 
 // A pair is kept when the particle's path x -> p comes within its radius plus the length of
 // that path of the collider at the end of the substep: the projection may move the particle
 // by about that much, and anything further cannot touch within this substep.
-static bool keep_contact(pbd_world *w, const pbd_collider *c, float bound, int i)
+static bool keep_contact(pbd_world *w, const search_job *job, int i)
 {
+	const pbd_collider *c = job->c;
+	float bound = job->bound;
 	if (w->p[i].w == 0.0f)
 		return false;
 	float radius = w->radius[i];
 	pbd_v3 p = v3_of4(w->p[i]), x = v3_of4(w->x[i]);
 	float travel = v3_len(v3_sub(p, x));
 	float reach = radius + travel;
+	if (job->plane && clear_of_plane(job, p, reach))
+		return false;
 	// The collider's own path over the substep counts as well as the particle's.
 	if (bound < INFINITY && segment_distance(p, c->sub_start.p, c->sub_end.p) > bound + reach + travel)
 		return false;
@@ -111,7 +130,7 @@ static void search_range(int start, int end, int worker, void *context)
 	PBD_UNUSED(worker);
 	const search_job *job = context;
 	for (int i = job->first + start; i < job->first + end; ++i)
-		job->w->contact_keep[i] = keep_contact(job->w, job->c, job->bound, i);
+		job->w->contact_keep[i] = keep_contact(job->w, job, i);
 }
 
 bool pbd_collider_contacts_find(pbd_world *w)
@@ -135,7 +154,11 @@ bool pbd_collider_contacts_find(pbd_world *w)
 				continue;
 			float mu_s = sqrtf(cloth->material.static_friction * c->static_friction);
 			float mu_k = sqrtf(cloth->material.kinetic_friction * c->kinetic_friction);
-			search_job job = {w, c, bound, cloth->first};
+			search_job job = {w, c, bound, cloth->first, c->shape.type == PBD_SHAPE_PLANE, v3(0, 0, 0), 0.0f};
+			if (job.plane) {
+				job.plane_normal = quat_rotate(c->sub_end.q, v3(0, 1, 0));
+				job.plane_offset = v3_dot(job.plane_normal, c->sub_end.p);
+			}
 			pbd_parallel_for(w, search_range, cloth->count, 512, &job);
 			for (int i = cloth->first; i < cloth->first + cloth->count; ++i) {
 				if (!w->contact_keep[i])

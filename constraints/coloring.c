@@ -6,7 +6,7 @@
 // (measured about 2x faster, DESIGN.md) and a colour can be split across threads.
 #include "../engine/world.h"
 
-#define PBD_COLOR_BITS 63  // colour 63 is the overflow: it may share particles, run it serially
+#define PBD_COLOR_BITS PBD_OVERFLOW_COLOR  // colours 0..62 are free of shared particles
 
 static uint32_t lowest_particle(int arity, const uint32_t *v)
 {

@@ -64,8 +64,9 @@ void pbd_distance_free(pbd_world *world, pbd_distance_constraints *c);
 void pbd_distance_set_compliance(pbd_distance_constraints *c, float stretch, float shear);
 void pbd_distance_reset(pbd_distance_constraints *c);
 void pbd_distance_solve(pbd_v4 *p, pbd_distance_constraints *c, float inv_h2);
-// Constraints start..end-1 only: within one colour, any split into ranges gives the same
-// result, so ranges may run on different threads.
+// Constraints start..end-1 only, all of one colour: any split into ranges gives the same
+// result, so ranges may run on different threads. Four constraints at a time where the
+// instruction set allows (not in the overflow colour), with the same result.
 void pbd_distance_solve_range(pbd_v4 *p, pbd_distance_constraints *c, int start, int end, float inv_h2);
 float pbd_distance_max_strain(const pbd_v4 *p, const pbd_distance_constraints *c, pbd_distance_kind kind);
 
@@ -76,6 +77,7 @@ bool pbd_bending_build(pbd_world *world, pbd_bending_constraints *c, int particl
 void pbd_bending_free(pbd_world *world, pbd_bending_constraints *c);
 void pbd_bending_reset(pbd_bending_constraints *c);
 void pbd_bending_solve(pbd_v4 *p, pbd_bending_constraints *c, float compliance, float inv_h2);
+// As pbd_distance_solve_range: a range of one colour.
 void pbd_bending_solve_range(pbd_v4 *p, pbd_bending_constraints *c, int start, int end, float compliance,
 			     float inv_h2);
 
@@ -88,6 +90,10 @@ void pbd_tethers_free(pbd_world *world, pbd_tethers *t);
 void pbd_tethers_solve(pbd_v4 *p, const pbd_tethers *t, float slack, float strain_per_length);
 void pbd_tethers_solve_range(pbd_v4 *p, const pbd_tethers *t, int start, int end, float slack,
 			     float strain_per_length);
+
+// The last colour takes the constraints that found no free colour; they may share
+// particles and are solved one after the other on one thread.
+#define PBD_OVERFLOW_COLOR 63
 
 // Graph colouring shared by the constraint kinds: reorders `count` constraints of `arity`
 // particle indices each so that constraints of one colour touch disjoint particles.

@@ -2,6 +2,10 @@
 // XPBD distance constraints: C = |pi - pj| - L0 (stretch along edges, shear across quads).
 #include "../engine/world.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 bool pbd_distance_build(pbd_world *world, pbd_distance_constraints *c, int particle_count, int count,
 			const uint32_t *ij, const float *rest, const float *scale, const uint8_t *kind)
 {
@@ -71,12 +75,68 @@ void pbd_distance_reset(pbd_distance_constraints *c)
 
 void pbd_distance_solve(pbd_v4 *p, pbd_distance_constraints *c, float inv_h2)
 {
-	pbd_distance_solve_range(p, c, 0, c->count, inv_h2);
+	for (int k = 0; k < c->color_count; ++k)
+		pbd_distance_solve_range(p, c, c->color_start[k], c->color_start[k + 1], inv_h2);
 }
+
+#if defined(__SSE2__)
+// Four constraints of one colour at once: they share no particle, so none reads what another
+// writes. The operations are the one-at-a-time loop's, in the same order and correctly
+// rounded (sqrt, division), so positions come out bit for bit the same.
+static void solve_four(pbd_v4 *p, pbd_distance_constraints *c, int k, float inv_h2)
+{
+	const uint32_t *ij = c->ij + 2 * k;
+	__m128 ax = _mm_loadu_ps(&p[ij[0]].x), ay = _mm_loadu_ps(&p[ij[2]].x);
+	__m128 az = _mm_loadu_ps(&p[ij[4]].x), aw = _mm_loadu_ps(&p[ij[6]].x);
+	__m128 bx = _mm_loadu_ps(&p[ij[1]].x), by = _mm_loadu_ps(&p[ij[3]].x);
+	__m128 bz = _mm_loadu_ps(&p[ij[5]].x), bw = _mm_loadu_ps(&p[ij[7]].x);
+	_MM_TRANSPOSE4_PS(ax, ay, az, aw);  // rows (one particle each) to columns (x, y, z, w)
+	_MM_TRANSPOSE4_PS(bx, by, bz, bw);
+	const __m128 sign = _mm_set1_ps(-0.0f);
+	__m128 wsum = _mm_add_ps(aw, bw);
+	__m128 dx = _mm_sub_ps(ax, bx), dy = _mm_sub_ps(ay, by), dz = _mm_sub_ps(az, bz);
+	__m128 len = _mm_sqrt_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz)));
+	// Skipped as below: both ends pinned, or coincident (not-less-than keeps NaN, as `<` does).
+	__m128 active = _mm_and_ps(_mm_cmpneq_ps(wsum, _mm_setzero_ps()), _mm_cmpnlt_ps(len, _mm_set1_ps(1e-9f)));
+	int lanes = _mm_movemask_ps(active);
+	if (lanes == 0)
+		return;
+	__m128 alpha = _mm_mul_ps(_mm_loadu_ps(c->alpha + k), _mm_set1_ps(inv_h2));
+	__m128 lambda = _mm_loadu_ps(c->lambda + k);
+	__m128 error = _mm_add_ps(_mm_sub_ps(len, _mm_loadu_ps(c->rest + k)), _mm_mul_ps(alpha, lambda));
+	__m128 dl = _mm_div_ps(_mm_xor_ps(error, sign), _mm_add_ps(wsum, alpha));
+	_mm_storeu_ps(c->lambda + k, _mm_or_ps(_mm_and_ps(active, _mm_add_ps(lambda, dl)), _mm_andnot_ps(active, lambda)));
+	__m128 s = _mm_div_ps(dl, len);
+	__m128 gx = _mm_mul_ps(dx, s), gy = _mm_mul_ps(dy, s), gz = _mm_mul_ps(dz, s);
+	__m128 nbw = _mm_xor_ps(bw, sign);
+	ax = _mm_add_ps(ax, _mm_mul_ps(gx, aw));
+	ay = _mm_add_ps(ay, _mm_mul_ps(gy, aw));
+	az = _mm_add_ps(az, _mm_mul_ps(gz, aw));
+	bx = _mm_add_ps(bx, _mm_mul_ps(gx, nbw));
+	by = _mm_add_ps(by, _mm_mul_ps(gy, nbw));
+	bz = _mm_add_ps(bz, _mm_mul_ps(gz, nbw));
+	_MM_TRANSPOSE4_PS(ax, ay, az, aw);
+	_MM_TRANSPOSE4_PS(bx, by, bz, bw);
+	const __m128 a[4] = {ax, ay, az, aw}, b[4] = {bx, by, bz, bw};
+	for (int j = 0; j < 4; ++j) {
+		if (lanes & (1 << j)) {
+			_mm_storeu_ps(&p[ij[2 * j]].x, a[j]);
+			_mm_storeu_ps(&p[ij[2 * j + 1]].x, b[j]);
+		}
+	}
+}
+#endif
 
 void pbd_distance_solve_range(pbd_v4 *p, pbd_distance_constraints *c, int start, int end, float inv_h2)
 {
 	const uint32_t *ij = c->ij;
+#if defined(__SSE2__)
+	// The overflow colour may share particles: one at a time there.
+	if (c->color_count <= PBD_OVERFLOW_COLOR || end <= c->color_start[PBD_OVERFLOW_COLOR]) {
+		for (; start + 4 <= end; start += 4)
+			solve_four(p, c, start, inv_h2);
+	}
+#endif
 	for (int k = start; k < end; ++k) {
 		pbd_v4 *a = &p[ij[2 * k]], *b = &p[ij[2 * k + 1]];
 		float wsum = a->w + b->w;

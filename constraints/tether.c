@@ -284,7 +284,13 @@ void pbd_tethers_solve_range(pbd_v4 *p, const pbd_tethers *t, int start, int end
 		pbd_v3 d = v3_sub(v3_of4(*a), v3_of4(*anchor));
 		// A soft material stretches under its own weight; the tether leaves it that room.
 		float rest = t->rest[k];
-		float len = v3_len(d), limit = rest * (1.0f + slack + strain_per_length * rest);
+		float limit = rest * (1.0f + slack + strain_per_length * rest);
+		// Most tethers are slack: below limit^2 (less the rounding of that square) the
+		// rounded square root cannot exceed the limit, and is not needed.
+		float len2 = v3_dot(d, d);
+		if (len2 < limit * limit * 0.9999995f)
+			continue;
+		float len = sqrtf(len2);
 		if (len > limit)
 			v4_set3(a, v3_mad(v3_of4(*anchor), d, limit / len));
 	}

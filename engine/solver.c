@@ -209,7 +209,11 @@ static void project_colours(pbd_world *w, pbd_task_fn *task, constraint_job *job
 {
 	for (int k = 0; k < colour_count; ++k) {
 		job->first = colour_start[k];
-		pbd_parallel_for(w, task, colour_start[k + 1] - colour_start[k], CONSTRAINTS_PER_RANGE, job);
+		int count = colour_start[k + 1] - colour_start[k];
+		if (k == PBD_OVERFLOW_COLOR)
+			task(0, count, 0, job);  // may share particles: one thread, in order
+		else
+			pbd_parallel_for(w, task, count, CONSTRAINTS_PER_RANGE, job);
 	}
 }
 

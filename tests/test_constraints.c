@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Each constraint against an analytic answer.
 #include <stdlib.h>
+#include <string.h>
 
 #include "test.h"
 #include "world.h"
@@ -82,6 +83,105 @@ static int distance_kernel_exact(void)
 	// Centre of mass unchanged: (1 * 0 + (1/3) * 1.5) / (4/3) = 0.375.
 	CHECK_NEAR((p[0].x * 1.0f + p[1].x / 3.0f) / (4.0f / 3.0f), 0.375, 1e-6);
 	pbd_distance_free(w, &c);
+	pbd_world_destroy(w);
+	return 0;
+}
+
+// A crumpled grid with some pinned and some coincident particles, for the kernels below.
+enum { GRID = 23 };
+
+static uint32_t next_random(uint32_t *state)
+{
+	*state = *state * 1664525u + 1013904223u;
+	return *state >> 8;
+}
+
+static void crumpled_grid(pbd_v4 *p, pbd_v3 *rest, uint32_t seed)
+{
+	for (int i = 0; i < GRID * GRID; ++i) {
+		float jitter[3];
+		for (int k = 0; k < 3; ++k)
+			jitter[k] = (float)next_random(&seed) / (float)(1u << 24) - 0.5f;
+		rest[i] = v3((float)(i % GRID) * 0.1f, 0.0f, (float)(i / GRID) * 0.1f);
+		p[i] = (pbd_v4){rest[i].x + 0.03f * jitter[0], 0.05f * jitter[1], rest[i].z + 0.03f * jitter[2],
+				next_random(&seed) % 7 == 0 ? 0.0f : 1.0f + (float)(i % 5)};
+	}
+	p[40] = p[41];  // coincident: no direction to push along
+}
+
+// Solving a colour four constraints at a time (where the instruction set allows) gives the
+// same positions and multipliers, bit for bit, as solving it one constraint at a time
+// (ranges of one constraint never take the four-wide path).
+static int kernels_match_one_at_a_time(void)
+{
+	pbd_world *w = test_world_vacuum();
+	CHECK(w);
+	enum { N = GRID * GRID };
+	static pbd_v4 p[N], q[N];
+	static pbd_v3 rest_shape[N];
+	crumpled_grid(p, rest_shape, 12345u);
+	memcpy(q, p, sizeof p);
+	// Stretch and shear edges of the grid, and bending stencils across its diagonals.
+	static uint32_t ij[2 * 4 * N], stencil[4 * N];
+	static float rest[4 * N], scale[4 * N];
+	static uint8_t kind[4 * N];
+	int edges = 0, stencils = 0;
+	for (int r = 0; r < GRID; ++r) {
+		for (int c = 0; c < GRID; ++c) {
+			uint32_t i = (uint32_t)(r * GRID + c);
+			uint32_t links[3][2] = {{i, i + 1}, {i, i + GRID}, {i, i + GRID + 1}};
+			bool exists[3] = {c + 1 < GRID, r + 1 < GRID, c + 1 < GRID && r + 1 < GRID};
+			for (int k = 0; k < 3; ++k) {
+				if (!exists[k])
+					continue;
+				ij[2 * edges] = links[k][0], ij[2 * edges + 1] = links[k][1];
+				rest[edges] = v3_len(v3_sub(rest_shape[links[k][0]], rest_shape[links[k][1]])) * 0.97f;
+				scale[edges] = 1.0f;
+				kind[edges] = k == 2 ? PBD_DISTANCE_SHEAR : PBD_DISTANCE_STRETCH;
+				edges++;
+			}
+			if (exists[2]) {
+				uint32_t *v = stencil + 4 * stencils++;
+				v[0] = i, v[1] = i + GRID + 1, v[2] = i + 1, v[3] = i + GRID;
+			}
+		}
+	}
+	pbd_distance_constraints dc = {0};
+	pbd_bending_constraints bc = {0};
+	CHECK(pbd_distance_build(w, &dc, N, edges, ij, rest, scale, kind));
+	CHECK(pbd_bending_build(w, &bc, N, stencils, stencil, rest_shape));
+	pbd_distance_set_compliance(&dc, 1e-6f, 1e-5f);
+	float lambda_d[4 * N], lambda_b[3 * N];
+	for (int pass = 0; pass < 3; ++pass) {
+		pbd_distance_solve(p, &dc, 3600.0f);
+		pbd_bending_solve(p, &bc, 1e-3f, 3600.0f);
+	}
+	memcpy(lambda_d, dc.lambda, (size_t)edges * sizeof *lambda_d);
+	memcpy(lambda_b, bc.lambda, (size_t)stencils * 3 * sizeof *lambda_b);
+	pbd_distance_reset(&dc);
+	pbd_bending_reset(&bc);
+	for (int pass = 0; pass < 3; ++pass) {
+		for (int k = 0; k < edges; ++k)
+			pbd_distance_solve_range(q, &dc, k, k + 1, 3600.0f);
+		for (int k = 0; k < stencils; ++k)
+			pbd_bending_solve_range(q, &bc, k, k + 1, 1e-3f, 3600.0f);
+	}
+	CHECK(memcmp(p, q, sizeof p) == 0);
+	CHECK(memcmp(lambda_d, dc.lambda, (size_t)edges * sizeof *lambda_d) == 0);
+	CHECK(memcmp(lambda_b, bc.lambda, (size_t)stencils * 3 * sizeof *lambda_b) == 0);
+	// Not vacuous: the constraints moved the free particles and left the pinned ones.
+	static pbd_v4 start[N];
+	crumpled_grid(start, rest_shape, 12345u);
+	int moved = 0;
+	for (int i = 0; i < N; ++i) {
+		bool same = start[i].x == p[i].x && start[i].y == p[i].y && start[i].z == p[i].z;
+		if (start[i].w == 0.0f)
+			CHECK(same);
+		moved += !same;
+	}
+	CHECK(moved > N / 2);
+	pbd_distance_free(w, &dc);
+	pbd_bending_free(w, &bc);
 	pbd_world_destroy(w);
 	return 0;
 }
@@ -257,6 +357,7 @@ int main(int argc, char **argv)
 		TEST(distance_returns_to_rest), TEST(distance_kernel_exact), TEST(compliant_link_elongation),
 		TEST(bending_hinge_angle),      TEST(bending_weights_flat),  TEST(friction_cone),
 		TEST(tether_limit),             TEST(shape_distances),
+		TEST(kernels_match_one_at_a_time),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }
