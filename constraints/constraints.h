@@ -69,6 +69,9 @@ void pbd_distance_solve(pbd_v4 *p, pbd_distance_constraints *c, float inv_h2);
 // instruction set allows (not in the overflow colour), with the same result.
 void pbd_distance_solve_range(pbd_v4 *p, pbd_distance_constraints *c, int start, int end, float inv_h2);
 float pbd_distance_max_strain(const pbd_v4 *p, const pbd_distance_constraints *c, pbd_distance_kind kind);
+// The same over constraints start..end-1 (never negative; NaN strains are passed over).
+float pbd_distance_max_strain_range(const pbd_v4 *p, const pbd_distance_constraints *c, pbd_distance_kind kind,
+				    int start, int end);
 
 // Rest weights of one bending stencil from its rest positions; false if degenerate.
 bool pbd_bending_weights(pbd_v3 x0, pbd_v3 x1, pbd_v3 x2, pbd_v3 x3, float k[4], float *area_sum);

@@ -157,8 +157,14 @@ void pbd_distance_solve_range(pbd_v4 *p, pbd_distance_constraints *c, int start,
 
 float pbd_distance_max_strain(const pbd_v4 *p, const pbd_distance_constraints *c, pbd_distance_kind kind)
 {
+	return pbd_distance_max_strain_range(p, c, kind, 0, c->count);
+}
+
+float pbd_distance_max_strain_range(const pbd_v4 *p, const pbd_distance_constraints *c, pbd_distance_kind kind,
+				    int start, int end)
+{
 	float worst = 0.0f;
-	for (int k = 0; k < c->count; ++k) {
+	for (int k = start; k < end; ++k) {
 		if (c->kind[k] != kind)
 			continue;
 		float len = v3_len(v3_sub(v3_of4(p[c->ij[2 * k]]), v3_of4(p[c->ij[2 * k + 1]])));

@@ -409,6 +409,33 @@ int pbd_body_slot(pbd_world *w)
 	return slot;
 }
 
+// The triangles around each vertex, in increasing order (a counting sort by vertex).
+static bool build_vertex_triangles(pbd_world *world, pbd_cloth *c)
+{
+	size_t corners = (size_t)c->triangle_count * 3;
+	c->vertex_triangle_start = pbd_alloc_array(world, (size_t)c->count + 1, sizeof *c->vertex_triangle_start);
+	c->vertex_triangles = corners ? pbd_alloc_array(world, corners, sizeof *c->vertex_triangles) : NULL;
+	c->triangle_scratch =
+		c->triangle_count ? pbd_alloc_array(world, (size_t)c->triangle_count, sizeof *c->triangle_scratch) : NULL;
+	if (!c->vertex_triangle_start || (corners && (!c->vertex_triangles || !c->triangle_scratch)))
+		return false;
+	int *start = c->vertex_triangle_start;
+	for (int i = 0; i <= c->count; ++i)
+		start[i] = 0;
+	for (size_t k = 0; k < corners; ++k)
+		start[c->triangles[k] + 1]++;
+	for (int i = 0; i < c->count; ++i)
+		start[i + 1] += start[i];
+	for (int t = 0; t < c->triangle_count; ++t)
+		for (int k = 0; k < 3; ++k)
+			c->vertex_triangles[start[c->triangles[3 * t + k]]++] = (uint32_t)t;
+	// The fill moved each start to the next vertex's: shift back.
+	for (int i = c->count; i > 0; --i)
+		start[i] = start[i - 1];
+	start[0] = 0;
+	return true;
+}
+
 pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_cloth_id *out_id)
 {
 	if (out_id)
@@ -446,7 +473,7 @@ pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_clot
 		cloth.out_velocities = pbd_alloc_array(world, n3, sizeof(float));
 		cloth.triangles = b.triangles;
 		b.triangles = NULL;
-		if (!cloth.out_positions || !cloth.out_normals || !cloth.out_velocities)
+		if (!cloth.out_positions || !cloth.out_normals || !cloth.out_velocities || !build_vertex_triangles(world, &cloth))
 			r = pbd_fail(world, PBD_ERR_OUT_OF_MEMORY, "out of memory for cloth buffers");
 	}
 	int slot = r == PBD_OK ? pbd_body_slot(world) : -1;
@@ -525,6 +552,13 @@ pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_clot
 void pbd_cloth_release_all(pbd_world *w, pbd_cloth *c)
 {
 	size_t n3 = (size_t)c->count * 3;
+	if (c->vertex_triangle_start)
+		pbd_free_array(w, c->vertex_triangle_start, (size_t)c->count + 1, sizeof *c->vertex_triangle_start);
+	pbd_free_array(w, c->vertex_triangles, (size_t)c->triangle_count * 3, sizeof *c->vertex_triangles);
+	pbd_free_array(w, c->triangle_scratch, (size_t)c->triangle_count, sizeof *c->triangle_scratch);
+	c->vertex_triangle_start = NULL;
+	c->vertex_triangles = NULL;
+	c->triangle_scratch = NULL;
 	pbd_free_array(w, c->triangles, (size_t)c->triangle_count * 3, sizeof *c->triangles);
 	pbd_free_array(w, c->out_positions, n3, sizeof(float));
 	pbd_free_array(w, c->out_normals, n3, sizeof(float));
@@ -812,24 +846,46 @@ pbd_result pbd_cloth_teleport(pbd_world *world, pbd_cloth_id id, const float off
 	return PBD_OK;
 }
 
-void pbd_cloth_refresh_outputs(pbd_world *w, pbd_cloth *c)
+typedef struct outputs_job {
+	pbd_world *w;
+	pbd_cloth *c;
+} outputs_job;
+
+static void face_normals_range(int start, int end, int worker, void *context)
 {
-	const pbd_v4 *x = w->x + c->first;
-	float *pos = c->out_positions, *nrm = c->out_normals, *vel = c->out_velocities;
-	memset(nrm, 0, (size_t)c->count * 3 * sizeof *nrm);
-	for (int t = 0; t < c->triangle_count; ++t) {
-		const uint32_t *f = c->triangles + 3 * t;
+	PBD_UNUSED(worker);
+	const outputs_job *job = context;
+	const pbd_v4 *x = job->w->x + job->c->first;
+	for (int t = start; t < end; ++t) {
+		const uint32_t *f = job->c->triangles + 3 * t;
 		pbd_v3 a = v3_of4(x[f[0]]);
 		// Unnormalised: the cross product weights each face by its area.
-		pbd_v3 n = v3_cross(v3_sub(v3_of4(x[f[1]]), a), v3_sub(v3_of4(x[f[2]]), a));
-		for (int k = 0; k < 3; ++k) {
-			float *o = nrm + 3 * f[k];
-			o[0] += n.x; o[1] += n.y; o[2] += n.z;
+		job->c->triangle_scratch[t] = v3_cross(v3_sub(v3_of4(x[f[1]]), a), v3_sub(v3_of4(x[f[2]]), a));
+	}
+}
+
+static void vertex_outputs_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	const outputs_job *job = context;
+	const pbd_cloth *c = job->c;
+	const pbd_v4 *x = job->w->x + c->first;
+	for (int i = start; i < end; ++i) {
+		pbd_v3 n = v3(0, 0, 0);
+		if (c->triangle_scratch) {
+			for (int k = c->vertex_triangle_start[i]; k < c->vertex_triangle_start[i + 1]; ++k)
+				n = v3_add(n, c->triangle_scratch[c->vertex_triangles[k]]);
 		}
+		v3_store(c->out_positions + 3 * i, v3_of4(x[i]));
+		v3_store(c->out_normals + 3 * i, v3_normalize_or(n, v3(0, 1, 0)));
+		v3_store(c->out_velocities + 3 * i, job->w->v[c->first + i]);
 	}
-	for (int i = 0; i < c->count; ++i) {
-		v3_store(pos + 3 * i, v3_of4(x[i]));
-		v3_store(nrm + 3 * i, v3_normalize_or(v3_load(nrm + 3 * i), v3(0, 1, 0)));
-		v3_store(vel + 3 * i, w->v[c->first + i]);
-	}
+}
+
+void pbd_cloth_refresh_outputs(pbd_world *w, pbd_cloth *c)
+{
+	outputs_job job = {w, c};
+	if (c->triangle_scratch)
+		pbd_parallel_for(w, face_normals_range, c->triangle_count, 1024, &job);
+	pbd_parallel_for(w, vertex_outputs_range, c->count, 1024, &job);
 }

@@ -10,6 +10,7 @@
 //
 // XPBD multipliers are reset at every substep, so compliance alone sets the stiffness.
 #define _POSIX_C_SOURCE 199309L
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
@@ -68,7 +69,12 @@ static pbd_v3 gust_wind(const pbd_world_settings *s, pbd_v3 wind, float speed, p
 // proportional to the squared normal part of the relative air velocity (a plate facing the
 // flow), and a lift across the flow for triangles at an angle to it, 0.5 rho C_l A |v| (v.n)
 // along the part of n perpendicular to v. Still air (wind = 0) drags on moving cloth.
-static void aerodynamic_forces(pbd_world *w, const pbd_cloth *c)
+typedef struct air_job {
+	pbd_world *w;
+	const pbd_cloth *c;
+} air_job;
+
+static pbd_v3 triangle_air_share(const pbd_world *w, const pbd_cloth *c, int t)
 {
 	const pbd_world_settings *s = &w->settings;
 	pbd_v3 wind = v3_load(s->wind);
@@ -76,29 +82,57 @@ static void aerodynamic_forces(pbd_world *w, const pbd_cloth *c)
 	float half_rho = 0.5f * s->air_density;
 	const pbd_v4 *x = w->x + c->first;
 	const pbd_v3 *v = w->v + c->first;
-	pbd_v3 *f = w->force + c->first;
-	for (int t = 0; t < c->triangle_count; ++t) {
-		const uint32_t *tri = c->triangles + 3 * t;
-		pbd_v3 a = v3_of4(x[tri[0]]), b = v3_of4(x[tri[1]]), d = v3_of4(x[tri[2]]);
-		pbd_v3 cross = v3_cross(v3_sub(b, a), v3_sub(d, a));
-		float twice_area = v3_len(cross);
-		if (twice_area <= 1e-12f)
-			continue;
-		pbd_v3 n = v3_scale(cross, 1.0f / twice_area);
-		pbd_v3 center = v3_scale(v3_add(v3_add(a, b), d), 1.0f / 3.0f);
-		pbd_v3 vel = v3_scale(v3_add(v3_add(v[tri[0]], v[tri[1]]), v[tri[2]]), 1.0f / 3.0f);
-		pbd_v3 rel = v3_sub(gust_wind(s, wind, speed, center, w->time), vel);
-		float rel_len = v3_len(rel);
-		if (rel_len <= 1e-6f)
-			continue;
-		float vn = v3_dot(rel, n), area = 0.5f * twice_area;
-		pbd_v3 force = v3_scale(n, half_rho * s->drag_coefficient * area * fabsf(vn) * vn);
-		pbd_v3 n_perp = v3_mad(n, rel, -vn / (rel_len * rel_len));
-		force = v3_mad(force, n_perp, half_rho * s->lift_coefficient * area * rel_len * vn);
-		pbd_v3 share = v3_scale(force, 1.0f / 3.0f);
-		for (int k = 0; k < 3; ++k)
-			f[tri[k]] = v3_add(f[tri[k]], share);
+	const uint32_t *tri = c->triangles + 3 * t;
+	pbd_v3 a = v3_of4(x[tri[0]]), b = v3_of4(x[tri[1]]), d = v3_of4(x[tri[2]]);
+	pbd_v3 cross = v3_cross(v3_sub(b, a), v3_sub(d, a));
+	float twice_area = v3_len(cross);
+	if (twice_area <= 1e-12f)
+		return v3(0, 0, 0);
+	pbd_v3 n = v3_scale(cross, 1.0f / twice_area);
+	pbd_v3 center = v3_scale(v3_add(v3_add(a, b), d), 1.0f / 3.0f);
+	pbd_v3 vel = v3_scale(v3_add(v3_add(v[tri[0]], v[tri[1]]), v[tri[2]]), 1.0f / 3.0f);
+	pbd_v3 rel = v3_sub(gust_wind(s, wind, speed, center, w->time), vel);
+	float rel_len = v3_len(rel);
+	if (rel_len <= 1e-6f)
+		return v3(0, 0, 0);
+	float vn = v3_dot(rel, n), area = 0.5f * twice_area;
+	pbd_v3 force = v3_scale(n, half_rho * s->drag_coefficient * area * fabsf(vn) * vn);
+	pbd_v3 n_perp = v3_mad(n, rel, -vn / (rel_len * rel_len));
+	force = v3_mad(force, n_perp, half_rho * s->lift_coefficient * area * rel_len * vn);
+	return v3_scale(force, 1.0f / 3.0f);
+}
+
+static void air_share_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	const air_job *job = context;
+	for (int t = start; t < end; ++t)
+		job->c->triangle_scratch[t] = triangle_air_share(job->w, job->c, t);
+}
+
+// Each vertex sums its triangles' shares in triangle order. A triangle without a share adds
+// +0, which changes no sum (a sum started at +0 never becomes -0).
+static void air_gather_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	const air_job *job = context;
+	const pbd_cloth *c = job->c;
+	pbd_v3 *f = job->w->force + c->first;
+	for (int i = start; i < end; ++i) {
+		pbd_v3 sum = v3(0, 0, 0);
+		for (int k = c->vertex_triangle_start[i]; k < c->vertex_triangle_start[i + 1]; ++k)
+			sum = v3_add(sum, c->triangle_scratch[c->vertex_triangles[k]]);
+		f[i] = sum;
 	}
+}
+
+static void aerodynamic_forces(pbd_world *w, const pbd_cloth *c)
+{
+	if (c->triangle_count == 0)
+		return;
+	air_job job = {w, c};
+	pbd_parallel_for(w, air_share_range, c->triangle_count, 512, &job);
+	pbd_parallel_for(w, air_gather_range, c->count, 1024, &job);
 }
 
 static bool air_is_on(const pbd_world *w)
@@ -329,6 +363,33 @@ static bool solve_sym3(const double I[6], const double L[3], double out[3])
 // something does (a skirt twirled by its waist spins with it undamped, a cape carried along
 // is not held back), or their mean velocity when they lie on a line (two pinned corners, a
 // held edge), so that swinging about them is damped too.
+typedef struct damp_job {
+	pbd_world *w;
+	int first;
+	float k;                          // fraction of the deviation removed
+	double cm[3], vm[3], omega[3];    // the reference motion
+} damp_job;
+
+// Each particle's velocity moves toward the reference motion on its own: threads share them.
+static void damp_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	const damp_job *job = context;
+	pbd_world *w = job->w;
+	const double *cm = job->cm, *vm = job->vm, *omega = job->omega;
+	float k = job->k;
+	for (int i = job->first + start; i < job->first + end; ++i) {
+		if (w->x[i].w == 0.0f)
+			continue;
+		double r[3] = {w->x[i].x - cm[0], w->x[i].y - cm[1], w->x[i].z - cm[2]};
+		double ref[3] = {vm[0] + omega[1] * r[2] - omega[2] * r[1], vm[1] + omega[2] * r[0] - omega[0] * r[2],
+				 vm[2] + omega[0] * r[1] - omega[1] * r[0]};
+		w->v[i].x += k * (float)(ref[0] - w->v[i].x);
+		w->v[i].y += k * (float)(ref[1] - w->v[i].y);
+		w->v[i].z += k * (float)(ref[2] - w->v[i].z);
+	}
+}
+
 static void damp(pbd_world *w, pbd_cloth *c, float dt)
 {
 	float k = 1.0f - expf(-c->material.damping * dt);
@@ -380,16 +441,37 @@ static void damp(pbd_world *w, pbd_cloth *c, float dt)
 	// Singular for a single particle or particles on a line: no rotation to follow.
 	if (!solve_sym3(I, L, omega))
 		omega[0] = omega[1] = omega[2] = 0.0;
-	for (int i = c->first; i < c->first + c->count; ++i) {
-		if (w->x[i].w == 0.0f)
-			continue;
-		double r[3] = {w->x[i].x - cm[0], w->x[i].y - cm[1], w->x[i].z - cm[2]};
-		double ref[3] = {vm[0] + omega[1] * r[2] - omega[2] * r[1], vm[1] + omega[2] * r[0] - omega[0] * r[2],
-				 vm[2] + omega[0] * r[1] - omega[1] * r[0]};
-		w->v[i].x += k * (float)(ref[0] - w->v[i].x);
-		w->v[i].y += k * (float)(ref[1] - w->v[i].y);
-		w->v[i].z += k * (float)(ref[2] - w->v[i].z);
+	damp_job job = {w, c->first, k, {cm[0], cm[1], cm[2]}, {vm[0], vm[1], vm[2]}, {omega[0], omega[1], omega[2]}};
+	pbd_parallel_for(w, damp_range, c->count, PARTICLES_PER_RANGE, &job);
+}
+
+typedef struct strain_job {
+	const pbd_v4 *x;
+	const pbd_distance_constraints *distance;
+	_Atomic uint32_t worst;  // bits of a non-negative float: they order as the floats do
+} strain_job;
+
+static void strain_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	strain_job *job = context;
+	float worst = pbd_distance_max_strain_range(job->x, job->distance, PBD_DISTANCE_STRETCH, start, end);
+	uint32_t bits;
+	memcpy(&bits, &worst, sizeof bits);
+	uint32_t seen = atomic_load(&job->worst);
+	while (bits > seen && !atomic_compare_exchange_weak(&job->worst, &seen, bits)) {
 	}
+}
+
+// The largest stretch strain of a cloth, on all threads: a maximum is the same in any order.
+static float max_stretch(pbd_world *w, const pbd_cloth *c)
+{
+	strain_job job = {w->x + c->first, &c->distance, 0};
+	pbd_parallel_for(w, strain_range, c->distance.count, 2048, &job);
+	uint32_t bits = atomic_load(&job.worst);
+	float worst;
+	memcpy(&worst, &bits, sizeof worst);
+	return worst;
 }
 
 static void finalize(pbd_world *w, float dt)
@@ -401,7 +483,7 @@ static void finalize(pbd_world *w, float dt)
 			continue;
 		damp(w, c, dt);
 		pbd_cloth_refresh_outputs(w, c);
-		strain = fmaxf(strain, pbd_distance_max_strain(w->x + c->first, &c->distance, PBD_DISTANCE_STRETCH));
+		strain = fmaxf(strain, max_stretch(w, c));
 	}
 	w->stats.max_stretch_error = strain;
 	// Kinematic particles have arrived; colliders too.

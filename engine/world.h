@@ -72,6 +72,14 @@ typedef struct pbd_cloth {
 	float *out_positions;      // packed float[3] per particle, refreshed after each step
 	float *out_normals;
 	float *out_velocities;
+	// The triangles around each vertex, in increasing order: around vertex i are
+	// vertex_triangles[vertex_triangle_start[i] .. vertex_triangle_start[i + 1] - 1]. A sum
+	// over them per vertex adds in the order a loop over the triangles would, so per-triangle
+	// quantities (air forces, normals) are computed on all threads and summed bit for bit
+	// as one thread would.
+	int *vertex_triangle_start;
+	uint32_t *vertex_triangles;
+	pbd_v3 *triangle_scratch;  // one vector per triangle, written and read within one stage
 } pbd_cloth;
 
 // Contact candidates of one substep (collision/pairs.c), solved by constraints/.
