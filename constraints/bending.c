@@ -98,14 +98,15 @@ void pbd_bending_reset(pbd_bending_constraints *c)
 void pbd_bending_solve(pbd_v4 *p, pbd_bending_constraints *c, float compliance, float inv_h2)
 {
 	for (int k = 0; k < c->color_count; ++k)
-		pbd_bending_solve_range(p, c, c->color_start[k], c->color_start[k + 1], compliance, inv_h2);
+		pbd_bending_solve_range(p, c, c->color_start[k], c->color_start[k + 1], compliance, inv_h2, false, true);
 }
 
 #if defined(__SSE2__)
 // Four stencils of one colour at once: they share no particle, so none reads what another
 // writes. The operations are the one-at-a-time loop's, in the same order (from the same zero
 // start), so positions come out bit for bit the same.
-static void solve_four(pbd_v4 *p, pbd_bending_constraints *c, int k, float compliance, float inv_h2)
+static void solve_four(pbd_v4 *p, pbd_bending_constraints *c, int k, float compliance, float inv_h2, bool fresh,
+		       bool keep)
 {
 	const uint32_t *s = c->v + 4 * k;
 	__m128 x[4], y[4], z[4], w[4];  // particle j of each stencil, by coordinate
@@ -134,9 +135,12 @@ static void solve_four(pbd_v4 *p, pbd_bending_constraints *c, int k, float compl
 	if (lanes == 0)
 		return;
 	float *lambda = c->lambda + 3 * k;
-	__m128 lx = _mm_setr_ps(lambda[0], lambda[3], lambda[6], lambda[9]);
-	__m128 ly = _mm_setr_ps(lambda[1], lambda[4], lambda[7], lambda[10]);
-	__m128 lz = _mm_setr_ps(lambda[2], lambda[5], lambda[8], lambda[11]);
+	__m128 lx = _mm_setzero_ps(), ly = lx, lz = lx;
+	if (!fresh) {
+		lx = _mm_setr_ps(lambda[0], lambda[3], lambda[6], lambda[9]);
+		ly = _mm_setr_ps(lambda[1], lambda[4], lambda[7], lambda[10]);
+		lz = _mm_setr_ps(lambda[2], lambda[5], lambda[8], lambda[11]);
+	}
 	__m128 scale = _mm_div_ps(_mm_set1_ps(-1.0f), sum);
 	__m128 dx = _mm_mul_ps(_mm_add_ps(cx, _mm_mul_ps(lx, alpha)), scale);
 	__m128 dy = _mm_mul_ps(_mm_add_ps(cy, _mm_mul_ps(ly, alpha)), scale);
@@ -155,7 +159,8 @@ static void solve_four(pbd_v4 *p, pbd_bending_constraints *c, int k, float compl
 	for (int i = 0; i < 4; ++i) {
 		if (!(lanes & (1 << i)))
 			continue;
-		lambda[3 * i] = nx[i], lambda[3 * i + 1] = ny[i], lambda[3 * i + 2] = nz[i];
+		if (keep)
+			lambda[3 * i] = nx[i], lambda[3 * i + 1] = ny[i], lambda[3 * i + 2] = nz[i];
 		for (int j = 0; j < 4; ++j)
 			_mm_storeu_ps(&p[s[4 * i + j]].x, row[i][j]);
 	}
@@ -163,13 +168,13 @@ static void solve_four(pbd_v4 *p, pbd_bending_constraints *c, int k, float compl
 #endif
 
 void pbd_bending_solve_range(pbd_v4 *p, pbd_bending_constraints *c, int start, int end, float compliance,
-			     float inv_h2)
+			     float inv_h2, bool fresh, bool keep)
 {
 #if defined(__SSE2__)
 	// The overflow colour may share particles: one at a time there.
 	if (c->color_count <= PBD_OVERFLOW_COLOR || end <= c->color_start[PBD_OVERFLOW_COLOR]) {
 		for (; start + 4 <= end; start += 4)
-			solve_four(p, c, start, compliance, inv_h2);
+			solve_four(p, c, start, compliance, inv_h2, fresh, keep);
 	}
 #endif
 	for (int k = start; k < end; ++k) {
@@ -186,11 +191,12 @@ void pbd_bending_solve_range(pbd_v4 *p, pbd_bending_constraints *c, int start, i
 		if (denom + alpha <= 0.0f)
 			continue;
 		float *lambda = c->lambda + 3 * k;
-		pbd_v3 l = v3_load(lambda);
+		pbd_v3 l = fresh ? v3(0, 0, 0) : v3_load(lambda);
 		// The gradient of C with respect to x_j is K_j times the identity, so the XPBD
 		// update is a vector: dl = -(C + alpha l) / (sum w_j K_j^2 + alpha).
 		pbd_v3 dl = v3_scale(v3_mad(C, l, alpha), -1.0f / (denom + alpha));
-		v3_store(lambda, v3_add(l, dl));
+		if (keep)
+			v3_store(lambda, v3_add(l, dl));
 		for (int j = 0; j < 4; ++j)
 			v4_set3(q[j], v3_mad(v3_of4(*q[j]), dl, q[j]->w * K[j]));
 	}

@@ -66,8 +66,11 @@ void pbd_distance_reset(pbd_distance_constraints *c);
 void pbd_distance_solve(pbd_v4 *p, pbd_distance_constraints *c, float inv_h2);
 // Constraints start..end-1 only, all of one colour: any split into ranges gives the same
 // result, so ranges may run on different threads. Four constraints at a time where the
-// instruction set allows (not in the overflow colour), with the same result.
-void pbd_distance_solve_range(pbd_v4 *p, pbd_distance_constraints *c, int start, int end, float inv_h2);
+// instruction set allows (not in the overflow colour), with the same result. `fresh`: the
+// multipliers are zero (the first pass of a substep), so they are not read; `keep`: write
+// them for a later pass (not after the last one).
+void pbd_distance_solve_range(pbd_v4 *p, pbd_distance_constraints *c, int start, int end, float inv_h2, bool fresh,
+			      bool keep);
 float pbd_distance_max_strain(const pbd_v4 *p, const pbd_distance_constraints *c, pbd_distance_kind kind);
 // The same over constraints start..end-1 (never negative; NaN strains are passed over).
 float pbd_distance_max_strain_range(const pbd_v4 *p, const pbd_distance_constraints *c, pbd_distance_kind kind,
@@ -82,7 +85,7 @@ void pbd_bending_reset(pbd_bending_constraints *c);
 void pbd_bending_solve(pbd_v4 *p, pbd_bending_constraints *c, float compliance, float inv_h2);
 // As pbd_distance_solve_range: a range of one colour.
 void pbd_bending_solve_range(pbd_v4 *p, pbd_bending_constraints *c, int start, int end, float compliance,
-			     float inv_h2);
+			     float inv_h2, bool fresh, bool keep);
 
 bool pbd_tethers_build(pbd_world *world, pbd_tethers *t, int particle_count, const float *inv_mass,
 		       int edge_count, const uint32_t *edges, const pbd_v3 *rest_positions);

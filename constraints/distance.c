@@ -76,14 +76,14 @@ void pbd_distance_reset(pbd_distance_constraints *c)
 void pbd_distance_solve(pbd_v4 *p, pbd_distance_constraints *c, float inv_h2)
 {
 	for (int k = 0; k < c->color_count; ++k)
-		pbd_distance_solve_range(p, c, c->color_start[k], c->color_start[k + 1], inv_h2);
+		pbd_distance_solve_range(p, c, c->color_start[k], c->color_start[k + 1], inv_h2, false, true);
 }
 
 #if defined(__SSE2__)
 // Four constraints of one colour at once: they share no particle, so none reads what another
 // writes. The operations are the one-at-a-time loop's, in the same order and correctly
 // rounded (sqrt, division), so positions come out bit for bit the same.
-static void solve_four(pbd_v4 *p, pbd_distance_constraints *c, int k, float inv_h2)
+static void solve_four(pbd_v4 *p, pbd_distance_constraints *c, int k, float inv_h2, bool fresh, bool keep)
 {
 	const uint32_t *ij = c->ij + 2 * k;
 	__m128 ax = _mm_loadu_ps(&p[ij[0]].x), ay = _mm_loadu_ps(&p[ij[2]].x);
@@ -102,10 +102,11 @@ static void solve_four(pbd_v4 *p, pbd_distance_constraints *c, int k, float inv_
 	if (lanes == 0)
 		return;
 	__m128 alpha = _mm_mul_ps(_mm_loadu_ps(c->alpha + k), _mm_set1_ps(inv_h2));
-	__m128 lambda = _mm_loadu_ps(c->lambda + k);
+	__m128 lambda = fresh ? _mm_setzero_ps() : _mm_loadu_ps(c->lambda + k);
 	__m128 error = _mm_add_ps(_mm_sub_ps(len, _mm_loadu_ps(c->rest + k)), _mm_mul_ps(alpha, lambda));
 	__m128 dl = _mm_div_ps(_mm_xor_ps(error, sign), _mm_add_ps(wsum, alpha));
-	_mm_storeu_ps(c->lambda + k, _mm_or_ps(_mm_and_ps(active, _mm_add_ps(lambda, dl)), _mm_andnot_ps(active, lambda)));
+	if (keep)
+		_mm_storeu_ps(c->lambda + k, _mm_or_ps(_mm_and_ps(active, _mm_add_ps(lambda, dl)), _mm_andnot_ps(active, lambda)));
 	__m128 s = _mm_div_ps(dl, len);
 	__m128 gx = _mm_mul_ps(dx, s), gy = _mm_mul_ps(dy, s), gz = _mm_mul_ps(dz, s);
 	__m128 nbw = _mm_xor_ps(bw, sign);
@@ -127,14 +128,15 @@ static void solve_four(pbd_v4 *p, pbd_distance_constraints *c, int k, float inv_
 }
 #endif
 
-void pbd_distance_solve_range(pbd_v4 *p, pbd_distance_constraints *c, int start, int end, float inv_h2)
+void pbd_distance_solve_range(pbd_v4 *p, pbd_distance_constraints *c, int start, int end, float inv_h2, bool fresh,
+			      bool keep)
 {
 	const uint32_t *ij = c->ij;
 #if defined(__SSE2__)
 	// The overflow colour may share particles: one at a time there.
 	if (c->color_count <= PBD_OVERFLOW_COLOR || end <= c->color_start[PBD_OVERFLOW_COLOR]) {
 		for (; start + 4 <= end; start += 4)
-			solve_four(p, c, start, inv_h2);
+			solve_four(p, c, start, inv_h2, fresh, keep);
 	}
 #endif
 	for (int k = start; k < end; ++k) {
@@ -147,8 +149,10 @@ void pbd_distance_solve_range(pbd_v4 *p, pbd_distance_constraints *c, int start,
 		if (len < 1e-9f)
 			continue;  // coincident: no direction to push along
 		float alpha = c->alpha[k] * inv_h2;
-		float dl = -(len - c->rest[k] + alpha * c->lambda[k]) / (wsum + alpha);
-		c->lambda[k] += dl;
+		float lambda = fresh ? 0.0f : c->lambda[k];
+		float dl = -(len - c->rest[k] + alpha * lambda) / (wsum + alpha);
+		if (keep)
+			c->lambda[k] = lambda + dl;
 		pbd_v3 g = v3_scale(d, dl / len);
 		v4_set3(a, v3_mad(v3_of4(*a), g, a->w));
 		v4_set3(b, v3_mad(v3_of4(*b), g, -b->w));

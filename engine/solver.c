@@ -209,13 +209,16 @@ typedef struct constraint_job {
 	int first;          // first constraint of the colour
 	float inv_h2;
 	const float *gravity;
+	bool fresh;         // first pass of the substep: the XPBD multipliers are zero
+	bool keep;          // another pass follows: keep the multipliers
 } constraint_job;
 
 static void distance_range(int start, int end, int worker, void *context)
 {
 	PBD_UNUSED(worker);
 	const constraint_job *job = context;
-	pbd_distance_solve_range(job->p, &job->cloth->distance, job->first + start, job->first + end, job->inv_h2);
+	pbd_distance_solve_range(job->p, &job->cloth->distance, job->first + start, job->first + end, job->inv_h2,
+				 job->fresh, job->keep);
 }
 
 static void bending_range(int start, int end, int worker, void *context)
@@ -223,7 +226,7 @@ static void bending_range(int start, int end, int worker, void *context)
 	PBD_UNUSED(worker);
 	const constraint_job *job = context;
 	pbd_bending_solve_range(job->p, &job->cloth->bending, job->first + start, job->first + end,
-				job->cloth->material.bend_compliance, job->inv_h2);
+				job->cloth->material.bend_compliance, job->inv_h2, job->fresh, job->keep);
 }
 
 static void tether_range(int start, int end, int worker, void *context)
@@ -251,7 +254,7 @@ static void project_colours(pbd_world *w, pbd_task_fn *task, constraint_job *job
 	}
 }
 
-static void project(pbd_world *w, float inv_h2)
+static void project(pbd_world *w, float inv_h2, int pass, int passes)
 {
 	for (int s = 0; s < w->cloth_capacity; ++s) {
 		pbd_cloth *c = &w->cloths[s];
@@ -260,21 +263,10 @@ static void project(pbd_world *w, float inv_h2)
 		pbd_v4 *p = w->p + c->first;
 		// Tethers first: when moving pins force the cloth to stretch (a twist), the stretch
 		// constraints get the last word and the strain spreads instead of piling up at a pin.
-		constraint_job job = {p, c, 0, inv_h2, w->settings.gravity};
+		constraint_job job = {p, c, 0, inv_h2, w->settings.gravity, pass == 0, pass + 1 < passes};
 		pbd_parallel_for(w, tether_range, c->tethers.count, CONSTRAINTS_PER_RANGE, &job);
 		project_colours(w, distance_range, &job, c->distance.color_count, c->distance.color_start);
 		project_colours(w, bending_range, &job, c->bending.color_count, c->bending.color_start);
-	}
-}
-
-static void reset_multipliers(pbd_world *w)
-{
-	for (int s = 0; s < w->cloth_capacity; ++s) {
-		pbd_cloth *c = &w->cloths[s];
-		if (!c->live)
-			continue;
-		pbd_distance_reset(&c->distance);
-		pbd_bending_reset(&c->bending);
 	}
 }
 
@@ -539,11 +531,10 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 			pbd_fail(w, PBD_ERR_OUT_OF_MEMORY, "out of memory for collider contacts; some were skipped");
 		t2 = now_ms();
 		stage[PBD_STAGE_NARROW_PHASE] += t2 - t;
-		reset_multipliers(w);
 		pbd_attachments_reset(w);
 		for (int it = 0; it < iterations; ++it) {
 			t2 = now_ms();
-			project(w, inv_h2);
+			project(w, inv_h2, it, iterations);  // the first pass starts the multipliers at zero
 			pbd_attachments_solve(w, inv_h2);
 			t = now_ms();
 			stage[PBD_STAGE_CONSTRAINTS] += t - t2;
