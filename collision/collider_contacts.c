@@ -87,14 +87,16 @@ typedef struct search_job {
 	float plane_offset;
 } search_job;
 
-// Whether a particle is certainly further from the job's plane than `reach`. The margin
+// Whether a particle is certainly further from the job's plane than its radius plus its
+// travel (given squared: most particles are ruled out before a square root). The margin
 // covers the rounding of this dot product against the exact test, which rotates the point
-// into the plane's frame.
-static bool clear_of_plane(const search_job *job, pbd_v3 p, float reach)
+// into the plane's frame, and of the travel's square.
+static bool clear_of_plane(const search_job *job, pbd_v3 p, float radius, float travel2)
 {
 	float d = v3_dot(job->plane_normal, p) - job->plane_offset;
 	float size = fabsf(p.x) + fabsf(p.y) + fabsf(p.z) + fabsf(job->plane_offset);
-	return d > reach + 1e-5f * size + 1e-6f;
+	float clearance = d - radius - (1e-5f * size + 1e-6f);
+	return clearance > 0.0f && clearance * clearance > travel2 * 1.0001f;
 }
 
 // A pair is kept when the particle's path x -> p comes within its radius plus the length of
@@ -108,10 +110,11 @@ static bool keep_contact(pbd_world *w, const search_job *job, int i)
 		return false;
 	float radius = w->radius[i];
 	pbd_v3 p = v3_of4(w->p[i]), x = v3_of4(w->x[i]);
-	float travel = v3_len(v3_sub(p, x));
-	float reach = radius + travel;
-	if (job->plane && clear_of_plane(job, p, reach))
+	float travel2 = v3_len2(v3_sub(p, x));
+	if (job->plane && clear_of_plane(job, p, radius, travel2))
 		return false;
+	float travel = sqrtf(travel2);
+	float reach = radius + travel;
 	// The collider's own path over the substep counts as well as the particle's.
 	if (bound < INFINITY && segment_distance(p, c->sub_start.p, c->sub_end.p) > bound + reach + travel)
 		return false;

@@ -285,8 +285,8 @@ void pbd_tethers_solve_range(pbd_v4 *p, const pbd_tethers *t, int start, int end
 		// A soft material stretches under its own weight; the tether leaves it that room.
 		float rest = t->rest[k];
 		float limit = rest * (1.0f + slack + strain_per_length * rest);
-		// Most tethers are slack: below limit^2 (less the rounding of that square) the
-		// rounded square root cannot exceed the limit, and is not needed.
+		// Below limit^2 (less the rounding of that square) the rounded square root cannot
+		// exceed the limit: a slack tether needs no square root.
 		float len2 = v3_dot(d, d);
 		if (len2 < limit * limit * 0.9999995f)
 			continue;
