@@ -470,6 +470,17 @@ static void run_targets(const bench_options *o, bench_row *rows, int *count, int
 		     10.0, finite ? NULL : "NOT FINITE");
 }
 
+// A scene's colour in the plot: its place in the default scene list.
+static int scene_index(const char *scene)
+{
+	static const char *known[] = {"hang", "drop", "drape", "fold", "twist", "bullet"};
+	int n = (int)(sizeof known / sizeof known[0]);
+	for (int k = 0; k < n; ++k)
+		if (!strcmp(known[k], scene))
+			return k;
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	bench_options o;
@@ -522,7 +533,10 @@ int main(int argc, char **argv)
 			if (k == n) {
 				series[n] = (plot_series){0};
 				snprintf(series[n].label, sizeof series[n].label, "%s", label);
+				// One colour per scene; 2 threads dashed; self-collision off with open markers.
 				series[n].dashed = rows[i].threads > 1;
+				series[n].hollow = !rows[i].self;
+				series[n].colour = 1 + scene_index(rows[i].scene);
 				n++;
 			}
 			if (series[k].count < PLOT_MAX_POINTS) {

@@ -36,6 +36,19 @@ static void rect(canvas *c, int x0, int y0, int x1, int y1, const unsigned char 
 			put(c, x, y, col);
 }
 
+// A square marker, filled or open.
+static void marker(canvas *c, int x, int y, const unsigned char col[3], int hollow)
+{
+	if (!hollow) {
+		rect(c, x - 3, y - 3, x + 3, y + 3, col);
+		return;
+	}
+	rect(c, x - 4, y - 4, x + 4, y - 3, col);
+	rect(c, x - 4, y + 3, x + 4, y + 4, col);
+	rect(c, x - 4, y - 4, x - 3, y + 4, col);
+	rect(c, x + 3, y - 4, x + 4, y + 4, col);
+}
+
 // Bresenham, two pixels thick; `dashed` leaves gaps every 8 pixels.
 static void line(canvas *c, int x0, int y0, int x1, int y1, const unsigned char col[3], int dashed)
 {
@@ -110,19 +123,21 @@ int plot_write_png(const char *path, const char *title, const char *x_label, con
 	text(&c, (px0 + px1) / 2 - 40, HEIGHT - 30, x_label, 2, black);
 	text(&c, LEFT + 8, TOP - 16, y_label, 2, black);
 	for (int s = 0; s < series_count; ++s) {
-		const unsigned char *col = kColors[s % (int)(sizeof kColors / sizeof kColors[0])];
+		int palette = (int)(sizeof kColors / sizeof kColors[0]);
+		const unsigned char *col = kColors[(series[s].colour > 0 ? series[s].colour - 1 : s) % palette];
 		int prev_x = -1, prev_y = -1;
 		for (int i = 0; i < series[s].count; ++i) {
 			if (!(series[s].x[i] > 0 && series[s].y[i] > 0))
 				continue;
 			int x = PX(series[s].x[i]), y = PY(series[s].y[i]);
-			rect(&c, x - 3, y - 3, x + 3, y + 3, col);
+			marker(&c, x, y, col, series[s].hollow);
 			if (prev_x >= 0)
 				line(&c, prev_x, prev_y, x, y, col, series[s].dashed);
 			prev_x = x, prev_y = y;
 		}
 		int ly = TOP + 20 * s;
 		line(&c, WIDTH - RIGHT + 20, ly + 6, WIDTH - RIGHT + 50, ly + 6, col, series[s].dashed);
+		marker(&c, WIDTH - RIGHT + 35, ly + 6, col, series[s].hollow);
 		text(&c, WIDTH - RIGHT + 58, ly, series[s].label, 2, col);
 	}
 #undef PX

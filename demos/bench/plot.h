@@ -8,7 +8,9 @@ typedef struct plot_series {
 	char label[64];
 	double x[PLOT_MAX_POINTS], y[PLOT_MAX_POINTS];
 	int count;
-	int dashed;
+	int dashed;   // dashed line (pbd-bench: 2 threads)
+	int colour;   // 1 + palette index, so that related series share a colour; 0: by position
+	int hollow;   // open markers (pbd-bench: self-collision off)
 } plot_series;
 
 /// Draws every series (points joined in order of x) on log-log axes. Returns 0, or -1 when
