@@ -172,7 +172,7 @@ void pbd_bending_solve_range(pbd_v4 *p, pbd_bending_constraints *c, int start, i
 {
 #if defined(__SSE2__)
 	// The overflow colour may share particles: one at a time there.
-	if (c->color_count <= PBD_OVERFLOW_COLOR || end <= c->color_start[PBD_OVERFLOW_COLOR]) {
+	if (pbd_colours_independent(c->color_count, c->color_start, end)) {
 		for (; start + 4 <= end; start += 4)
 			solve_four(p, c, start, compliance, inv_h2, fresh, keep);
 	}

@@ -57,6 +57,17 @@ typedef struct pbd_tethers {
 	float *rest;
 } pbd_tethers;
 
+// The last colour takes the constraints that found no free colour; they may share
+// particles and are solved one after the other on one thread.
+#define PBD_OVERFLOW_COLOR 63
+
+// Whether constraints up to `end` lie in colours whose constraints share no particle, so
+// that several may be solved at once.
+static inline bool pbd_colours_independent(int color_count, const int *color_start, int end)
+{
+	return color_count <= PBD_OVERFLOW_COLOR || end <= color_start[PBD_OVERFLOW_COLOR];
+}
+
 // Builders allocate through the world and return false when out of memory.
 bool pbd_distance_build(pbd_world *world, pbd_distance_constraints *c, int particle_count, int count,
 			const uint32_t *ij, const float *rest, const float *scale, const uint8_t *kind);
@@ -71,8 +82,8 @@ void pbd_distance_solve(pbd_v4 *p, pbd_distance_constraints *c, float inv_h2);
 // them for a later pass (not after the last one).
 void pbd_distance_solve_range(pbd_v4 *p, pbd_distance_constraints *c, int start, int end, float inv_h2, bool fresh,
 			      bool keep);
-float pbd_distance_max_strain(const pbd_v4 *p, const pbd_distance_constraints *c, pbd_distance_kind kind);
-// The same over constraints start..end-1 (never negative; NaN strains are passed over).
+// The largest |len - rest| / rest of the constraints of one kind among start..end-1 (0 when
+// there are none; NaN strains are passed over).
 float pbd_distance_max_strain_range(const pbd_v4 *p, const pbd_distance_constraints *c, pbd_distance_kind kind,
 				    int start, int end);
 
@@ -97,9 +108,6 @@ void pbd_tethers_solve(pbd_v4 *p, const pbd_tethers *t, float slack, float strai
 void pbd_tethers_solve_range(pbd_v4 *p, const pbd_tethers *t, int start, int end, float slack,
 			     float strain_per_length);
 
-// The last colour takes the constraints that found no free colour; they may share
-// particles and are solved one after the other on one thread.
-#define PBD_OVERFLOW_COLOR 63
 
 // Graph colouring shared by the constraint kinds: reorders `count` constraints of `arity`
 // particle indices each so that constraints of one colour touch disjoint particles.

@@ -134,7 +134,7 @@ void pbd_distance_solve_range(pbd_v4 *p, pbd_distance_constraints *c, int start,
 	const uint32_t *ij = c->ij;
 #if defined(__SSE2__)
 	// The overflow colour may share particles: one at a time there.
-	if (c->color_count <= PBD_OVERFLOW_COLOR || end <= c->color_start[PBD_OVERFLOW_COLOR]) {
+	if (pbd_colours_independent(c->color_count, c->color_start, end)) {
 		for (; start + 4 <= end; start += 4)
 			solve_four(p, c, start, inv_h2, fresh, keep);
 	}
@@ -157,11 +157,6 @@ void pbd_distance_solve_range(pbd_v4 *p, pbd_distance_constraints *c, int start,
 		v4_set3(a, v3_mad(v3_of4(*a), g, a->w));
 		v4_set3(b, v3_mad(v3_of4(*b), g, -b->w));
 	}
-}
-
-float pbd_distance_max_strain(const pbd_v4 *p, const pbd_distance_constraints *c, pbd_distance_kind kind)
-{
-	return pbd_distance_max_strain_range(p, c, kind, 0, c->count);
 }
 
 float pbd_distance_max_strain_range(const pbd_v4 *p, const pbd_distance_constraints *c, pbd_distance_kind kind,

@@ -552,8 +552,7 @@ pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_clot
 void pbd_cloth_release_all(pbd_world *w, pbd_cloth *c)
 {
 	size_t n3 = (size_t)c->count * 3;
-	if (c->vertex_triangle_start)
-		pbd_free_array(w, c->vertex_triangle_start, (size_t)c->count + 1, sizeof *c->vertex_triangle_start);
+	pbd_free_array(w, c->vertex_triangle_start, (size_t)c->count + 1, sizeof *c->vertex_triangle_start);
 	pbd_free_array(w, c->vertex_triangles, (size_t)c->triangle_count * 3, sizeof *c->vertex_triangles);
 	pbd_free_array(w, c->triangle_scratch, (size_t)c->triangle_count, sizeof *c->triangle_scratch);
 	c->vertex_triangle_start = NULL;

@@ -8,7 +8,8 @@
 //                update       v = (p - x) / h; x = p
 //              finalize       damping, normals, readback buffers, statistics
 //
-// XPBD multipliers are reset at every substep, so compliance alone sets the stiffness.
+// XPBD multipliers start at zero in every substep (its first pass does not read them), so
+// compliance alone sets the stiffness.
 #define _POSIX_C_SOURCE 199309L
 #include <stdatomic.h>
 #include <string.h>
@@ -65,21 +66,25 @@ static pbd_v3 gust_wind(const pbd_world_settings *s, pbd_v3 wind, float speed, p
 	return v3_mad(w, up, 0.3f * t * speed * g3);
 }
 
+typedef struct air_job {
+	pbd_world *w;
+	const pbd_cloth *c;
+	pbd_v3 wind;       // the settings' wind, its speed and half the air density
+	float speed;
+	float half_rho;
+} air_job;
+
 // Aerodynamic force per triangle, shared equally by its corners: a pressure along the normal
 // proportional to the squared normal part of the relative air velocity (a plate facing the
 // flow), and a lift across the flow for triangles at an angle to it, 0.5 rho C_l A |v| (v.n)
 // along the part of n perpendicular to v. Still air (wind = 0) drags on moving cloth.
-typedef struct air_job {
-	pbd_world *w;
-	const pbd_cloth *c;
-} air_job;
-
-static pbd_v3 triangle_air_share(const pbd_world *w, const pbd_cloth *c, int t)
+static pbd_v3 triangle_air_share(const air_job *job, int t)
 {
+	const pbd_world *w = job->w;
+	const pbd_cloth *c = job->c;
 	const pbd_world_settings *s = &w->settings;
-	pbd_v3 wind = v3_load(s->wind);
-	float speed = v3_len(wind);
-	float half_rho = 0.5f * s->air_density;
+	pbd_v3 wind = job->wind;
+	float speed = job->speed, half_rho = job->half_rho;
 	const pbd_v4 *x = w->x + c->first;
 	const pbd_v3 *v = w->v + c->first;
 	const uint32_t *tri = c->triangles + 3 * t;
@@ -107,7 +112,7 @@ static void air_share_range(int start, int end, int worker, void *context)
 	PBD_UNUSED(worker);
 	const air_job *job = context;
 	for (int t = start; t < end; ++t)
-		job->c->triangle_scratch[t] = triangle_air_share(job->w, job->c, t);
+		job->c->triangle_scratch[t] = triangle_air_share(job, t);
 }
 
 // Each vertex sums its triangles' shares in triangle order. A triangle without a share adds
@@ -130,7 +135,8 @@ static void aerodynamic_forces(pbd_world *w, const pbd_cloth *c)
 {
 	if (c->triangle_count == 0)
 		return;
-	air_job job = {w, c};
+	pbd_v3 wind = v3_load(w->settings.wind);
+	air_job job = {w, c, wind, v3_len(wind), 0.5f * w->settings.air_density};
 	pbd_parallel_for(w, air_share_range, c->triangle_count, 512, &job);
 	pbd_parallel_for(w, air_gather_range, c->count, 1024, &job);
 }
@@ -348,13 +354,6 @@ static bool solve_sym3(const double I[6], const double L[3], double out[3])
 	return true;
 }
 
-// Damping acts on velocities relative to a reference motion that no internal force could
-// change: the rigid motion (linear and angular) of the cloth's free particles when nothing
-// holds it (Mueller et al. 2007, PBD section 3.5), so that deformation dies out at the damping
-// rate while momentum stays untouched; and the rigid motion of its held particles when
-// something does (a skirt twirled by its waist spins with it undamped, a cape carried along
-// is not held back), or their mean velocity when they lie on a line (two pinned corners, a
-// held edge), so that swinging about them is damped too.
 typedef struct damp_job {
 	pbd_world *w;
 	int first;
@@ -382,6 +381,13 @@ static void damp_range(int start, int end, int worker, void *context)
 	}
 }
 
+// Damping acts on velocities relative to a reference motion that no internal force could
+// change: the rigid motion (linear and angular) of the cloth's free particles when nothing
+// holds it (Mueller et al. 2007, PBD section 3.5), so that deformation dies out at the damping
+// rate while momentum stays untouched; and the rigid motion of its held particles when
+// something does (a skirt twirled by its waist spins with it undamped, a cape carried along
+// is not held back), or their mean velocity when they lie on a line (two pinned corners, a
+// held edge), so that swinging about them is damped too.
 static void damp(pbd_world *w, pbd_cloth *c, float dt)
 {
 	float k = 1.0f - expf(-c->material.damping * dt);
