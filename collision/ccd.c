@@ -35,10 +35,24 @@ static double ee_distance(const pbd_d3 x[4])
 
 static double len(pbd_d3 a) { return sqrt(d3_len2(a)); }
 
+bool pbd_ccd_coordinates_in_range(const pbd_d3 x0[4], const pbd_d3 x1[4])
+{
+	for (int k = 0; k < 4; ++k) {
+		const double c[6] = {x0[k].x, x0[k].y, x0[k].z, x1[k].x, x1[k].y, x1[k].z};
+		for (int j = 0; j < 6; ++j)
+			if (!(fabs(c[j]) <= PBD_CCD_COORDINATE_LIMIT))  // also false for NaN
+				return false;
+	}
+	return true;
+}
+
 // split: primitives are x[0..split-1] and x[split..3].
 static bool accd(const pbd_d3 x0[4], const pbd_d3 x1[4], int split, distance_fn distance, double min_distance,
 		 double *toi)
 {
+	*toi = 0.0;
+	if (!pbd_ccd_coordinates_in_range(x0, x1))
+		return true;
 	pbd_d3 dx[4], mean = d3(0, 0, 0);
 	for (int k = 0; k < 4; ++k) {
 		dx[k] = d3_sub(x1[k], x0[k]);
@@ -62,7 +76,6 @@ static bool accd(const pbd_d3 x0[4], const pbd_d3 x1[4], int split, distance_fn 
 								fmax(fabs(x1[k].y), fabs(x1[k].z))))));
 	double rounding = 64.0 * DBL_EPSILON * scale;
 	double d = distance(x0);
-	*toi = 0.0;
 	if (d <= rounding)
 		return true;  // touching at the start
 	// A pair that starts closer than min_distance may not halve its gap: it can always move

@@ -159,6 +159,9 @@ static void prepare(inclusion_query *q, const pbd_d3 x0[4], const pbd_d3 x1[4], 
 bool pbd_ccd_inclusion(const pbd_d3 x0[4], const pbd_d3 x1[4], bool edge_edge, double min_distance,
 		       double relative_tolerance, int budget, double *toi)
 {
+	*toi = 0.0;
+	if (!pbd_ccd_coordinates_in_range(x0, x1))
+		return true;
 	inclusion_query q;
 	prepare(&q, x0, x1, edge_edge, min_distance, relative_tolerance);
 	int boxes = 0;

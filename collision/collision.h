@@ -47,6 +47,12 @@ double pbd_segment_segment_distance2(pbd_d3 p0, pbd_d3 p1, pbd_d3 q0, pbd_d3 q1,
 // t in [0, 1], come closer than `min_distance` (>= 0)? On a hit, *toi is a time at which they
 // are still at least min_distance apart and no later than the first contact (conservative).
 // vertex-triangle: v[0] the vertex, v[1..3] the triangle; edge-edge: v[0..1], v[2..3].
+// A query with a coordinate that is not finite or larger in magnitude than
+// PBD_CCD_COORDINATE_LIMIT is reported touching at t = 0: the closest-point computations
+// multiply four coordinates together, which would overflow, and an answer that cannot be
+// computed must not be a miss. (Single-precision positions are far inside the limit.)
+#define PBD_CCD_COORDINATE_LIMIT 1e60
+bool pbd_ccd_coordinates_in_range(const pbd_d3 x0[4], const pbd_d3 x1[4]);
 bool pbd_ccd_vertex_triangle(const pbd_d3 x0[4], const pbd_d3 x1[4], double min_distance, double *toi);
 bool pbd_ccd_edge_edge(const pbd_d3 x0[4], const pbd_d3 x1[4], double min_distance, double *toi);
 // Inclusion-based CCD (exact range of the multilinear contact function over parameter boxes,

@@ -153,7 +153,8 @@ static int huge_and_tiny_coordinates(void)
 	struct {
 		double scale;
 		pbd_d3 offset;
-	} frames[] = {{1e-9, {0, 0, 0}}, {1e6, {0, 0, 0}}, {1.0, {1e6, -1e6, 1e6}}, {1e-3, {-1e3, 1e3, 0}}};
+	} frames[] = {{1e-9, {0, 0, 0}}, {1e6, {0, 0, 0}}, {1.0, {1e6, -1e6, 1e6}}, {1e-3, {-1e3, 1e3, 0}},
+		      {0.8 * PBD_CCD_COORDINATE_LIMIT, {0, 0, 0}}};
 	for (size_t f = 0; f < sizeof frames / sizeof frames[0]; ++f) {
 		double s = frames[f].scale;
 		pbd_d3 o = frames[f].offset;
@@ -172,6 +173,30 @@ static int huge_and_tiny_coordinates(void)
 		transform(e0, s, o);
 		transform(e1, s, o);
 		CHECK(expect_hit(e0, e1, true, 0.5) == 0);
+	}
+	return 0;
+}
+
+// Beyond PBD_CCD_COORDINATE_LIMIT, or with a coordinate that is not a number, the closest-point
+// products would overflow (to infinity, then NaN): every method reports touching at t = 0,
+// even for a pair that misses, since an answer it cannot compute must not be a miss.
+static int coordinates_beyond_range(void)
+{
+	const double big[] = {2.0 * PBD_CCD_COORDINATE_LIMIT, 1e200, 1e308, INFINITY, NAN};
+	for (size_t b = 0; b < sizeof big / sizeof big[0]; ++b) {
+		pbd_d3 m0[4] = {{1.2, 0.3, 1}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+		pbd_d3 m1[4] = {{1.2, 0.3, -1}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+		m1[2].x = big[b];  // one triangle corner flies off
+		for (int edge_edge = 0; edge_edge < 2; ++edge_edge)
+			for (int m = 0; m < METHODS; ++m) {
+				double toi = -1.0;
+				bool hit = run(m, m0, m1, edge_edge, &toi);
+				if (!hit || toi != 0.0) {
+					fprintf(stderr, "  %s, corner at %g: hit %d toi %.17g\n", method_name[m], big[b], hit,
+						toi);
+					return 1;
+				}
+			}
 	}
 	return 0;
 }
@@ -212,7 +237,7 @@ int main(int argc, char **argv)
 	static const test_case cases[] = {
 		TEST(coplanar_motion),  TEST(parallel_edges),		 TEST(vertex_on_edge),
 		TEST(zero_motion),      TEST(touching_at_ends),		 TEST(huge_and_tiny_coordinates),
-		TEST(random_crossings_found),
+		TEST(coordinates_beyond_range), TEST(random_crossings_found),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }
