@@ -231,10 +231,6 @@ typedef struct guard_pass {
 	int64_t *tested;
 } guard_pass;
 
-// A crossing needs the distance to reach zero; a tenth of the contact thickness is kept so
-// that float rounding cannot close the rest.
-static float guard_gap(float thickness) { return 0.1f * thickness; }
-
 // Whether a pair's sweep can meet at all: some particle moves and the swept boxes, grown by
 // the gap, overlap. The guard only ever shortens motions toward x, which keeps a still
 // particle still and shrinks every swept box, so a pair ruled out here before the first
@@ -243,7 +239,7 @@ static bool can_meet(const pbd_world *w, const uint32_t ids[4], int split, float
 {
 	if (!moved(w, ids[0]) && !moved(w, ids[1]) && !moved(w, ids[2]) && !moved(w, ids[3]))
 		return false;
-	return !swept_apart(w, ids, split, guard_gap(thickness));
+	return !swept_apart(w, ids, split, pbd_guard_gap(thickness));
 }
 
 // Sweeps one vertex-triangle (split 1) or edge-edge (split 2) pair; on a hit pulls its
@@ -256,7 +252,7 @@ static bool guard_quad(const guard_pass *g, const uint32_t ids[4], int split, fl
 		return false;
 	if (!can_meet(w, ids, split, thickness))
 		return false;
-	float gap = guard_gap(thickness);
+	float gap = pbd_guard_gap(thickness);
 	pbd_d3 x0[4], x1[4];
 	for (int j = 0; j < 4; ++j) {
 		x0[j] = at(&w->x[ids[j]]);
@@ -274,9 +270,7 @@ static bool guard_quad(const guard_pass *g, const uint32_t ids[4], int split, fl
 	return changed;
 }
 
-// The particles of guard pair n (vertex-triangle pairs first, then edge-edge pairs) and its
-// thickness; returns the split (1: vertex | triangle, 2: edge | edge).
-static int pair_quad(const pbd_world *w, uint32_t n, uint32_t ids[4], float *thickness)
+int pbd_guard_pair(const pbd_world *w, uint32_t n, uint32_t ids[4], float *thickness)
 {
 	if ((int64_t)n < w->vt_count) {
 		const pbd_vt_contact *c = &w->vt[n];
@@ -299,7 +293,7 @@ static void mark_live_range(int start, int end, int worker, void *context)
 	for (int n = start; n < end; ++n) {
 		uint32_t ids[4];
 		float thickness;
-		int split = pair_quad(w, (uint32_t)n, ids, &thickness);
+		int split = pbd_guard_pair(w, (uint32_t)n, ids, &thickness);
 		w->guard_live[n] = can_meet(w, ids, split, thickness);
 	}
 }
@@ -347,7 +341,7 @@ static int guard_round(pbd_world *w, uint32_t round, bool final_round, int64_t *
 	for (int n = 0; n < count; ++n) {
 		uint32_t ids[4];
 		float thickness;
-		int split = pair_quad(w, listed ? w->guard_pairs[n] : (uint32_t)n, ids, &thickness);
+		int split = pbd_guard_pair(w, listed ? w->guard_pairs[n] : (uint32_t)n, ids, &thickness);
 		hits += guard_quad(&g, ids, split, thickness);
 	}
 	for (int k = 0; k < w->pp_count; ++k) {
@@ -387,11 +381,20 @@ int pbd_ccd_guard(pbd_world *w, int64_t *tested)
 	if (!collect_live_pairs(w))
 		w->guard_pair_count = -1;
 	int caught = 0;
-	for (uint32_t round = 1; round <= MAX_ROUNDS; ++round) {
-		int hits = guard_round(w, round, round > LIMIT_ROUNDS, tested);
-		caught += hits;
-		if (hits == 0)
+	uint32_t round = 1;
+	for (;;) {
+		for (; round <= MAX_ROUNDS; ++round) {
+			int hits = guard_round(w, round, round > LIMIT_ROUNDS, tested);
+			caught += hits;
+			if (hits == 0)
+				break;
+		}
+		// Moving colliders: what the rounds left inside one goes back to its start, and the
+		// rounds run again on the pairs that changed. Both only move particles back toward
+		// their starts, so this ends, at worst with every particle there.
+		if (round > MAX_ROUNDS || w->collider_capacity == 0 || pbd_collider_settle(w, round) == 0)
 			break;
+		++round;
 	}
 	return caught;
 }

@@ -197,8 +197,15 @@ static void build_regions(pbd_world *w, int substeps_left, float h)
 		pbd_v3 x = v3_of4(w->x[i]), p = v3_of4(w->p[i]);
 		float travel = v3_len(v3_sub(p, x)) * 1.5f * (float)ahead;
 		float m = travel + fall + 0.25f * w->radius[i] + 1e-5f;
-		w->regions[i].lo = v3(minf(x.x, p.x) - m, minf(x.y, p.y) - m, minf(x.z, p.z) - m);
-		w->regions[i].hi = v3(maxf(x.x, p.x) + m, maxf(x.y, p.y) + m, maxf(x.z, p.z) + m);
+		pbd_aabb r = {v3(minf(x.x, p.x), minf(x.y, p.y), minf(x.z, p.z)), v3(maxf(x.x, p.x), maxf(x.y, p.y), maxf(x.z, p.z))};
+		// A start carried by a moving collider (collider_carry.c) is a third point of the path.
+		if (w->carry_count > 0 && w->carry_by[i] >= 0) {
+			pbd_v3 c = v3_of4(w->carry_to[i]);
+			r.lo = v3(minf(r.lo.x, c.x), minf(r.lo.y, c.y), minf(r.lo.z, c.z));
+			r.hi = v3(maxf(r.hi.x, c.x), maxf(r.hi.y, c.y), maxf(r.hi.z, c.z));
+		}
+		w->regions[i].lo = v3(r.lo.x - m, r.lo.y - m, r.lo.z - m);
+		w->regions[i].hi = v3(r.hi.x + m, r.hi.y + m, r.hi.z + m);
 	}
 }
 
@@ -407,6 +414,7 @@ void pbd_pairs_free(pbd_world *w)
 	pbd_free_array(w, w->guard_live, (size_t)w->guard_live_capacity, sizeof *w->guard_live);
 	pbd_free_array(w, w->contact_keep, (size_t)w->contact_keep_capacity, sizeof *w->contact_keep);
 	pbd_free_array(w, w->guard_pairs, (size_t)w->guard_pairs_capacity, sizeof *w->guard_pairs);
+	pbd_collider_carry_free(w);
 	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k) {
 		pbd_pair_chunk *c = &w->pair_chunks[k];
 		pbd_free_array(w, c->vt, (size_t)c->vt_capacity, sizeof *c->vt);

@@ -68,38 +68,37 @@ int pbd_collider_contacts_solve(pbd_world *world)
 	return atomic_load(&job.touching);
 }
 
-// Closest point of the collider's core (a sphere's centre, a capsule's axis) to `point`.
-static pbd_v3 core_point(const pbd_collider *c, pbd_v3 point)
+// Closest point of the collider's core (a sphere's centre, a capsule's axis) to `point`,
+// with the collider at `pose`.
+static pbd_v3 core_point(const pbd_collider *c, const pbd_pose *pose, pbd_v3 point)
 {
 	if (c->shape.type == PBD_SHAPE_SPHERE)
-		return c->sub_end.p;
-	pbd_v3 axis = quat_rotate(c->sub_end.q, v3(0, 1, 0));
-	float s = clampf(v3_dot(v3_sub(point, c->sub_end.p), axis), -c->shape.half_height, c->shape.half_height);
-	return v3_mad(c->sub_end.p, axis, s);
+		return pose->p;
+	pbd_v3 axis = quat_rotate(pose->q, v3(0, 1, 0));
+	float s = clampf(v3_dot(v3_sub(point, pose->p), axis), -c->shape.half_height, c->shape.half_height);
+	return v3_mad(pose->p, axis, s);
 }
 
-// Closest point of triangle t to a round collider's core: false when the triangle is out of
-// reach or closest at a vertex (the vertex's own contact handles that); otherwise its
-// barycentric coordinates, the distance to the core and the direction away from it.
-static bool triangle_closest(const pbd_world *w, const pbd_collider *c, int t, double bary[3], float *distance,
-			     pbd_v3 *normal)
+bool pbd_collider_is_round(const pbd_collider *c)
 {
-	const uint32_t *v = w->tri + 3 * t;
-	pbd_v3 a = v3_of4(w->p[v[0]]), b = v3_of4(w->p[v[1]]), cc = v3_of4(w->p[v[2]]);
-	float reach = c->shape.radius + w->radius[v[0]];
+	return c->shape.type == PBD_SHAPE_SPHERE || c->shape.type == PBD_SHAPE_CAPSULE;
+}
+
+bool pbd_round_collider_triangle(const pbd_collider *c, const pbd_pose *pose, const pbd_v3 corner[3], float reach,
+				 double bary[3], float *distance, pbd_v3 *normal)
+{
+	pbd_v3 a = corner[0], b = corner[1], cc = corner[2];
 	pbd_v3 centroid = v3_scale(v3_add(a, v3_add(b, cc)), 1.0f / 3.0f);
 	float size = maxf(v3_len(v3_sub(a, centroid)), maxf(v3_len(v3_sub(b, centroid)), v3_len(v3_sub(cc, centroid))));
-	pbd_v3 core = core_point(c, centroid);
+	pbd_v3 core = core_point(c, pose, centroid);
 	if (v3_len(v3_sub(centroid, core)) > reach + size)
 		return false;
 	pbd_d3 closest = d3(0, 0, 0);
 	for (int pass = 0; pass < 2; ++pass) {  // alternate between the axis and the triangle
 		pbd_point_triangle_distance2(d3_of(core), d3_of(a), d3_of(b), d3_of(cc), bary);
 		closest = d3_add(d3_scale(d3_of(a), bary[0]), d3_add(d3_scale(d3_of(b), bary[1]), d3_scale(d3_of(cc), bary[2])));
-		core = core_point(c, v3((float)closest.x, (float)closest.y, (float)closest.z));
+		core = core_point(c, pose, v3((float)closest.x, (float)closest.y, (float)closest.z));
 	}
-	if (bary[0] >= 1.0 || bary[1] >= 1.0 || bary[2] >= 1.0)
-		return false;
 	pbd_v3 out = v3_sub(v3((float)closest.x, (float)closest.y, (float)closest.z), core);
 	*distance = v3_len(out);
 	*normal = *distance > 1e-7f ? v3_scale(out, 1.0f / *distance)
@@ -107,13 +106,30 @@ static bool triangle_closest(const pbd_world *w, const pbd_collider *c, int t, d
 	return true;
 }
 
+// The side of the collider a triangle was on at the start of the substep (its positions x,
+// the collider at its substep-start pose), when it was clear of the collider then.
+static bool side_at_start(const pbd_world *w, const pbd_collider *c, const uint32_t *v, float reach, pbd_v3 *side)
+{
+	const pbd_v3 corner[3] = {v3_of4(w->x[v[0]]), v3_of4(w->x[v[1]]), v3_of4(w->x[v[2]])};
+	double bary[3];
+	float d;
+	return pbd_round_collider_triangle(c, &c->sub_start, corner, 0.0f, bary, &d, side) && d >= reach;
+}
+
 // A round collider (sphere, capsule) against the inside of cloth triangles: a stretched
 // triangle can reach over a collider between its vertices, which vertex contacts do not see.
 // C = |closest point of the triangle - core| - (R + r) >= 0; the collider cannot give way,
-// so the triangle's vertices take the correction by barycentric weights.
+// so the triangle's vertices take the correction by barycentric weights. A triangle that a
+// fast collider has carried past its core would be pushed out through the far side: it is
+// pushed back out on the side it was on at the start of the substep instead (along that
+// side's direction, C = (closest point - core) . side - (R + r) >= 0), as a vertex is by the
+// collider sweep. Returns how many triangles were deep: pushed by more than TRIANGLE_DEEP
+// of the cloth's half thickness (resting cloth sinks a little each substep; that needs no
+// second pass).
+#define TRIANGLE_DEEP 0.1f
 static int push_triangles_off(pbd_world *w, const pbd_collider *c)
 {
-	int touching = 0;
+	int deep = 0;
 	for (int t = 0; t < w->tri_count; ++t) {
 		const uint32_t *v = w->tri + 3 * t;
 		pbd_v4 *p[3] = {&w->p[v[0]], &w->p[v[1]], &w->p[v[2]]};
@@ -122,11 +138,23 @@ static int push_triangles_off(pbd_world *w, const pbd_collider *c)
 		double bary[3];
 		float d;
 		pbd_v3 n;
-		if (!triangle_closest(w, c, t, bary, &d, &n))
-			continue;
 		float reach = c->shape.radius + w->radius[v[0]];
+		const pbd_v3 corner[3] = {v3_of4(*p[0]), v3_of4(*p[1]), v3_of4(*p[2])};
+		if (!pbd_round_collider_triangle(c, &c->sub_end, corner, reach, bary, &d, &n))
+			continue;
 		if (d >= reach)
 			continue;
+		pbd_v3 side;
+		bool past_core = side_at_start(w, c, v, reach, &side) && v3_dot(n, side) < 0.7f;
+		// Closest at a vertex: the vertex's own contact handles it, unless it went past.
+		if (!past_core && (bary[0] >= 1.0 || bary[1] >= 1.0 || bary[2] >= 1.0))
+			continue;
+		if (past_core) {
+			pbd_v3 closest = v3_add(v3_add(v3_scale(corner[0], (float)bary[0]), v3_scale(corner[1], (float)bary[1])),
+						v3_scale(corner[2], (float)bary[2]));
+			d = v3_dot(v3_sub(closest, core_point(c, &c->sub_end, closest)), side);
+			n = side;
+		}
 		const float inverse_mass[3] = {p[0]->w, p[1]->w, p[2]->w};
 		const float weight[3] = {(float)bary[0], (float)bary[1], (float)bary[2]};
 		if (!pbd_contact_movable(inverse_mass, weight, 3))
@@ -140,18 +168,18 @@ static int push_triangles_off(pbd_world *w, const pbd_collider *c)
 		for (int j = 0; j < 3; ++j)
 			if (p[j]->w > 0.0f)
 				v4_set3(p[j], v3_mad(v3_of4(*p[j]), n, (float)bary[j] * dl));
-		touching++;
+		deep += reach - d > TRIANGLE_DEEP * w->radius[v[0]];
 	}
-	return touching;
+	return deep;
 }
 
 int pbd_collider_triangles_solve(pbd_world *world)
 {
-	int touching = 0;
+	int deep = 0;
 	for (int i = 0; i < world->collider_capacity; ++i) {
 		const pbd_collider *c = &world->colliders[i];
-		if (c->live && (c->shape.type == PBD_SHAPE_SPHERE || c->shape.type == PBD_SHAPE_CAPSULE))
-			touching += push_triangles_off(world, c);
+		if (c->live && pbd_collider_is_round(c))
+			deep += push_triangles_off(world, c);
 	}
-	return touching;
+	return deep;
 }

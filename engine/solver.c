@@ -40,6 +40,8 @@ void pbd_parallel_for(pbd_world *w, pbd_task_fn *task, int count, int min_range,
 // Smallest ranges worth a thread: below these the hand-over costs more than the work.
 #define PARTICLES_PER_RANGE 256
 #define CONSTRAINTS_PER_RANGE 128
+// Passes of the final push of cloth triangles off round colliders.
+#define COLLIDER_TRIANGLE_PASSES 8
 
 static pbd_pose pose_lerp(pbd_pose a, pbd_pose b, float t)
 {
@@ -558,13 +560,21 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 		if (w->collider_capacity > 0) {
 			if (!pbd_collider_contacts_find(w))
 				pbd_fail(w, PBD_ERR_OUT_OF_MEMORY, "out of memory for collider contacts; some were skipped");
-			pbd_collider_triangles_solve(w);
-			touching = pbd_collider_contacts_solve(w);
+			// Triangles over a round collider share vertices: pushing one off can pull its
+			// neighbour in, so the pushes repeat (a few passes) while some triangle was deep.
+			for (int pass = 0; pass < COLLIDER_TRIANGLE_PASSES; ++pass) {
+				int deep = pbd_collider_triangles_solve(w);
+				touching = pbd_collider_contacts_solve(w);
+				if (deep == 0)
+					break;
+			}
 		}
 		t2 = now_ms();
 		stage[PBD_STAGE_CONTACTS] += t2 - t;
 		t = t2;
 		limit_motion(w, h);
+		// Starts a moving collider has swept over are carried with it for the guard.
+		bool carried = w->collider_capacity > 0 && pbd_collider_carry_begin(w, substeps - sub, h, &ccd_tested);
 		// The projection may have moved a particle out of its region: the guard needs every
 		// pair that the final motion x -> p can bring together.
 		if (!pbd_pairs_covered(w)) {
@@ -575,6 +585,8 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 			t = t2;
 		}
 		ccd_hits += pbd_ccd_guard(w, &ccd_tested);
+		if (carried)
+			pbd_collider_carry_end(w);
 		t2 = now_ms();
 		stage[PBD_STAGE_CCD] += t2 - t;
 		update(w, h, inv_h);

@@ -229,6 +229,14 @@ struct pbd_world {
 	int guard_live_capacity;
 	uint32_t *guard_pairs;     // guard scratch: the pairs that can (vt first, then ee + vt_count)
 	int guard_pair_count, guard_pairs_capacity;
+	// Carry scratch (collision/collider_carry.c): per particle, the moving collider that
+	// carries its substep start (>= 0), PBD_NOT_CARRIED or PBD_CARRY_BLOCKED; the carried
+	// start; the true start, kept while the guard runs from the carried one.
+	int32_t *carry_by;
+	pbd_v4 *carry_to;
+	pbd_v4 *carry_saved;
+	int carry_capacity;
+	int carry_count;           // particles carried this substep
 
 	pbd_world_stats stats;
 	size_t bytes_live;
@@ -286,7 +294,14 @@ void pbd_cloth_refresh_outputs(pbd_world *world, pbd_cloth *cloth);
 // constraints/particle_collider.c: projects the contacts found this substep; returns how
 // many were touching.
 int pbd_collider_contacts_solve(pbd_world *world);
+// Pushes cloth triangles off round colliders; returns how many were deep inside.
 int pbd_collider_triangles_solve(pbd_world *world);
+// Closest point of a triangle to a round collider's core (centre, axis) at `pose`: false
+// when the triangle is further than `reach` plus its own size; otherwise its barycentric
+// coordinates, the distance to the core and the direction away from it.
+bool pbd_round_collider_triangle(const pbd_collider *collider, const pbd_pose *pose, const pbd_v3 corner[3],
+				 float reach, double bary[3], float *distance, pbd_v3 *normal);
+bool pbd_collider_is_round(const pbd_collider *collider);
 // collision/collider_contacts.c: particle-collider pairs that may touch this substep.
 bool pbd_collider_contacts_find(pbd_world *world);
 
@@ -314,6 +329,27 @@ int pbd_edge_edge_solve(pbd_world *world);
 int pbd_particle_particle_solve(pbd_world *world);
 // collision/ccd.c: the guard. Returns the crossings caught; *tested gets the pairs swept.
 int pbd_ccd_guard(pbd_world *world, int64_t *tested);
+// The particles of candidate pair n (vertex-triangle pairs first, then edge-edge) and its
+// thickness; returns the split (1: vertex | triangle, 2: edge | edge).
+int pbd_guard_pair(const pbd_world *world, uint32_t n, uint32_t ids[4], float *thickness);
+// The closest a pair may come while the guard sweeps it: a crossing needs the distance to
+// reach zero, and a tenth of the contact thickness is kept so that float rounding cannot
+// close the rest.
+static inline float pbd_guard_gap(float thickness) { return 0.1f * thickness; }
+// collision/collider_carry.c: before the guard, the substep starts of the particles a moving
+// collider has swept over are carried with it (see the file). Returns false when nothing is
+// carried (or out of memory: the guard then runs from x as before). pbd_collider_carry_end
+// puts the true starts back after the guard.
+#define PBD_NOT_CARRIED (-1)
+#define PBD_CARRY_BLOCKED (-2)
+bool pbd_collider_carry_begin(pbd_world *world, int substeps_left, float h, int64_t *tested);
+void pbd_collider_carry_end(pbd_world *world);
+// After the guard's rounds: particles inside a moving collider, and the corners of triangles
+// cutting a moving round collider (the guard stops each particle on its own, and a triangle
+// whose corners stop at different points of their paths can cut across it), go back to their
+// starts, recorded in ccd_stamp as changed in round `stamp`. Returns how many moved.
+int pbd_collider_settle(pbd_world *world, uint32_t stamp);
+void pbd_collider_carry_free(pbd_world *world);
 
 // collision/broad_phase.c
 bool pbd_grid_build(pbd_world *world, pbd_grid *grid, const pbd_aabb *boxes, int count, float cell);

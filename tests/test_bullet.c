@@ -90,7 +90,8 @@ typedef struct bullet_figures {
 	long guard_hits;
 } bullet_figures;
 
-static int run_bullet(int substeps, bullet_figures *out)
+// Runs `frames` steps of dt from the scene's start.
+static int run_bullet(int substeps, float dt, int frames, bullet_figures *out)
 {
 	const demo_scene *scene = demo_scene_find("bullet");
 	CHECK(scene);
@@ -104,8 +105,8 @@ static int run_bullet(int substeps, bullet_figures *out)
 	CHECK(st.cloth_count == 2 && st.particle_group_count == 1);
 	*out = (bullet_figures){0, 0, INFINITY, INFINITY, INFINITY, INFINITY, 0};
 	float ball_r = pbd_particles_radius(w, st.particles[0]);
-	for (int f = 1; f <= FRAMES; ++f) {
-		CHECK_OK(demo_scene_step(scene, w, &st, kDt));
+	for (int f = 1; f <= frames; ++f) {
+		CHECK_OK(demo_scene_step(scene, w, &st, dt));
 		out->guard_hits += pbd_world_get_stats(w).ccd_hits;
 		check_mesh meshes[2];
 		for (int c = 0; c < 2; ++c) {
@@ -160,7 +161,8 @@ static int run_bullet(int substeps, bullet_figures *out)
 					fmin(out->sphere_clearance, triangle_distance(centre, a, b, cc) / sphere.radius);
 			}
 	}
-	CHECK((int)st.values[0] == 3);  // every ball was shot
+	if (frames * dt > 1.5f)
+		CHECK((int)st.values[0] == 3);  // every ball was shot (the last at 1.4 s)
 	fprintf(stderr,
 		"bullet, substeps %d: %ld crossings, %d ball-frames below the trampoline, least ball clearance %.3f "
 		"radii, least sphere clearance %.3f radii (vertices %.3f), lowest ball %.3f m, guard caught %ld\n",
@@ -173,7 +175,7 @@ static int run_bullet(int substeps, bullet_figures *out)
 static int check_bullet(int substeps)
 {
 	bullet_figures f;
-	if (run_bullet(substeps, &f))
+	if (run_bullet(substeps, kDt, FRAMES, &f))
 		return 1;
 	CHECK(f.crossings == 0);
 	CHECK(f.balls_below == 0);
@@ -182,18 +184,33 @@ static int check_bullet(int substeps)
 	// Over the trampoline, every ball stays well above the floor (a ball may bounce off and
 	// leave over the border).
 	CHECK(f.lowest_ball > 0.3);
-	// Cloth vertices stay outside the swept sphere (to a thousandth of its radius). The
-	// triangles' clearance is printed: a triangle stretched over the sphere between its
-	// vertices can still dip into it at 10 substeps.
+	// The cloth stays outside the swept sphere (to a thousandth of its radius): its vertices,
+	// and its triangles, which the sphere stretches over itself as it punches through.
 	CHECK(f.vertex_clearance > 0.999);
+	CHECK(f.sphere_clearance > 0.999);
 	return 0;
 }
 
 static int bullet_default_substeps(void) { return check_bullet(0); }
 static int bullet_one_substep(void) { return check_bullet(1); }
 
+// The first sweep again, looked at after every substep: steps of a tenth of a frame, one
+// substep each (what the default settings do within a frame, with damping and air applied
+// per substep). The sphere meets the curtain at 0.34 s and stops at 0.38 s.
+static int sphere_sweep_every_substep(void)
+{
+	bullet_figures f;
+	if (run_bullet(1, kDt / 10.0f, 270, &f))  // 0.45 s
+		return 1;
+	CHECK(f.crossings == 0);
+	CHECK(f.vertex_clearance > 0.999);
+	CHECK(f.sphere_clearance > 0.999);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	static const test_case cases[] = {TEST(bullet_default_substeps), TEST(bullet_one_substep)};
+	static const test_case cases[] = {TEST(bullet_default_substeps), TEST(bullet_one_substep),
+					  TEST(sphere_sweep_every_substep)};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: MIT
+// Substep starts carried by moving colliders, for the guard.
+//
+// The guard falls back toward x, the positions the previous substep left free of crossings.
+// A collider that moves fast has swept over some of those positions by the end of the
+// substep, and falling back there would put cloth inside it. So before the guard, the starts
+// of the particles that the moved collider covers (or whose triangles it cuts) are carried
+// with it, by its rigid motion over the substep; and so, transitively, are the starts of the
+// particles that carried ones would meet on the way. The carried set moves rigidly, so it
+// cannot cross itself; a pair of a carried and a still particle that would come within the
+// guard's gap carries the still one as well, and a particle that cannot be carried (a
+// kinematic one) blocks: the carried particles of its pair go back to x. The carried starts
+// are then free of crossings and clear of the collider, and the guard runs from them; the
+// true starts are put back after it, so velocities still come from x.
+#include <string.h>
+
+#include "../engine/world.h"
+
+// Rounds of closing the carried set before giving up (everything then stays at x).
+#define CARRY_MAX_ROUNDS 64
+// Pair searches the carried starts may ask for in one substep.
+#define CARRY_MAX_SEARCHES 3
+
+static bool pose_moves(const pbd_collider *c)
+{
+	const pbd_pose *a = &c->sub_start, *b = &c->sub_end;
+	return a->p.x != b->p.x || a->p.y != b->p.y || a->p.z != b->p.z || a->q.x != b->q.x || a->q.y != b->q.y ||
+	       a->q.z != b->q.z || a->q.w != b->q.w;
+}
+
+// Where a point fixed to the collider at its substep-start pose is at the substep end.
+static pbd_v3 carry_point(const pbd_collider *c, pbd_v3 x)
+{
+	pbd_v3 local = quat_rotate(quat_conj(c->sub_start.q), v3_sub(x, c->sub_start.p));
+	return v3_add(quat_rotate(c->sub_end.q, local), c->sub_end.p);
+}
+
+static pbd_v3 start_of(const pbd_world *w, uint32_t i)
+{
+	return v3_of4(w->carry_by[i] >= 0 ? w->carry_to[i] : w->x[i]);
+}
+
+// Carries particle i with collider k; false when it cannot be (kinematic, or blocked before).
+static bool carry(pbd_world *w, uint32_t i, int32_t k)
+{
+	if (w->carry_by[i] >= 0)
+		return true;
+	if (w->carry_by[i] == PBD_CARRY_BLOCKED || w->p[i].w == 0.0f)
+		return false;
+	w->carry_by[i] = k;
+	w->carry_to[i] = w->x[i];
+	v4_set3(&w->carry_to[i], carry_point(&w->colliders[k], v3_of4(w->x[i])));
+	w->carry_count++;
+	return true;
+}
+
+static void block(pbd_world *w, uint32_t i)
+{
+	if (w->carry_by[i] >= 0)
+		w->carry_count--;
+	w->carry_by[i] = PBD_CARRY_BLOCKED;
+}
+
+// The collider that carries one of the particles, or -1.
+static int32_t carrier(const pbd_world *w, const uint32_t *ids, int n)
+{
+	for (int j = 0; j < n; ++j)
+		if (w->carry_by[ids[j]] >= 0)
+			return w->carry_by[ids[j]];
+	return -1;
+}
+
+// Carries every particle of a group with collider k; when one cannot be, none of the group
+// moves (its carried particles are blocked). Returns whether anything changed.
+static bool carry_group(pbd_world *w, const uint32_t *ids, int n, int32_t k)
+{
+	bool changed = false;
+	for (int j = 0; j < n; ++j) {
+		bool was = w->carry_by[ids[j]] >= 0;
+		if (!carry(w, ids[j], k)) {
+			for (int m = 0; m < n; ++m)
+				if (w->carry_by[ids[m]] >= 0 || m == j) {
+					changed |= w->carry_by[ids[m]] != PBD_CARRY_BLOCKED;
+					block(w, ids[m]);
+				}
+			return changed;
+		}
+		changed |= !was;
+	}
+	return changed;
+}
+
+// The particles the moved collider covers at their start, and the vertices of triangles it
+// cuts there (round colliders, whose triangles vertex contacts do not see).
+static void seed(pbd_world *w, int32_t k)
+{
+	const pbd_collider *c = &w->colliders[k];
+	float bound = pbd_shape_bounding_radius(&c->shape);
+	for (int i = 0; i < w->particle_count; ++i) {
+		if (w->p[i].w == 0.0f || w->carry_by[i] >= 0)
+			continue;
+		pbd_v3 x = v3_of4(w->x[i]), n;
+		if (bound < INFINITY && v3_len(v3_sub(x, c->sub_end.p)) > bound + w->radius[i])
+			continue;
+		if (pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, x, &n) < w->radius[i])
+			carry(w, (uint32_t)i, k);
+	}
+	if (!pbd_collider_is_round(c))
+		return;
+	for (int t = 0; t < w->tri_count; ++t) {
+		const uint32_t *v = w->tri + 3 * t;
+		const pbd_v3 corner[3] = {v3_of4(w->x[v[0]]), v3_of4(w->x[v[1]]), v3_of4(w->x[v[2]])};
+		float reach = c->shape.radius + w->radius[v[0]], d;
+		double bary[3];
+		pbd_v3 n;
+		if (pbd_round_collider_triangle(c, &c->sub_end, corner, reach, bary, &d, &n) && d < reach)
+			carry_group(w, v, 3, k);
+	}
+}
+
+// A triangle with carried and still corners is sheared on the way: when that brings it into
+// the collider, the rest of it is carried too.
+static bool close_triangles(pbd_world *w)
+{
+	bool changed = false;
+	for (int t = 0; t < w->tri_count; ++t) {
+		const uint32_t *v = w->tri + 3 * t;
+		int32_t k = carrier(w, v, 3);
+		if (k < 0 || (w->carry_by[v[0]] >= 0 && w->carry_by[v[1]] >= 0 && w->carry_by[v[2]] >= 0))
+			continue;
+		const pbd_collider *c = &w->colliders[k];
+		if (!pbd_collider_is_round(c))
+			continue;
+		const pbd_v3 corner[3] = {start_of(w, v[0]), start_of(w, v[1]), start_of(w, v[2])};
+		float reach = c->shape.radius + w->radius[v[0]], d;
+		double bary[3];
+		pbd_v3 n;
+		if (pbd_round_collider_triangle(c, &c->sub_end, corner, reach, bary, &d, &n) && d < reach)
+			changed |= carry_group(w, v, 3, k);
+	}
+	return changed;
+}
+
+// Whether the motion x -> carried start of a pair with carried and still particles brings
+// them within the guard's gap.
+static bool quad_meets(const pbd_world *w, const uint32_t ids[4], int split, float thickness, int64_t *tested)
+{
+	pbd_d3 x0[4], x1[4];
+	for (int j = 0; j < 4; ++j) {
+		x0[j] = d3_of(v3_of4(w->x[ids[j]]));
+		x1[j] = d3_of(start_of(w, ids[j]));
+	}
+	(*tested)++;
+	double toi, gap = pbd_guard_gap(thickness);
+	return split == 1 ? pbd_ccd_vertex_triangle(x0, x1, gap, &toi) : pbd_ccd_edge_edge(x0, x1, gap, &toi);
+}
+
+static bool mixed(const pbd_world *w, const uint32_t *ids, int n)
+{
+	bool some = false, all = true;
+	for (int j = 0; j < n; ++j) {
+		bool c = w->carry_by[ids[j]] >= 0;
+		some |= c;
+		all &= c;
+	}
+	return some && !all;
+}
+
+// One pass over the candidate pairs; returns whether the carried set changed.
+static bool close_pairs(pbd_world *w, int64_t *tested)
+{
+	bool changed = false;
+	int total = w->vt_count + w->ee_count;
+	for (int n = 0; n < total; ++n) {
+		uint32_t ids[4];
+		float thickness;
+		int split = pbd_guard_pair(w, (uint32_t)n, ids, &thickness);
+		if (!mixed(w, ids, 4) || !quad_meets(w, ids, split, thickness, tested))
+			continue;
+		changed |= carry_group(w, ids, 4, carrier(w, ids, 4));
+	}
+	for (int n = 0; n < w->pp_count; ++n) {
+		const pbd_pp_contact *c = &w->pp[n];
+		uint32_t ids[2] = {c->i, c->j};
+		if (!mixed(w, ids, 2))
+			continue;
+		(*tested)++;
+		double toi;
+		if (pbd_ccd_sphere_sphere(d3_of(v3_of4(w->x[c->i])), d3_of(start_of(w, c->i)), d3_of(v3_of4(w->x[c->j])),
+					  d3_of(start_of(w, c->j)), 0.5 * c->distance, &toi))
+			changed |= carry_group(w, ids, 2, carrier(w, ids, 2));
+	}
+	return changed;
+}
+
+// Whether every carried start lies in its particle's region, so that the candidate pairs
+// cover the carried motion too.
+static bool carried_covered(const pbd_world *w)
+{
+	if (!pbd_pairs_covered(w))
+		return false;
+	if (w->region_count == -1)
+		return true;
+	for (int i = 0; i < w->particle_count; ++i) {
+		if (w->carry_by[i] < 0)
+			continue;
+		pbd_aabb r = w->regions[i];
+		pbd_v4 a = w->carry_to[i];
+		if (a.x < r.lo.x || a.x > r.hi.x || a.y < r.lo.y || a.y > r.hi.y || a.z < r.lo.z || a.z > r.hi.z)
+			return false;
+	}
+	return true;
+}
+
+// Scratch for every particle; its contents are rebuilt each substep, so it is replaced
+// rather than grown.
+static bool reserve(pbd_world *w)
+{
+	int need = w->particle_count;
+	if (need <= w->carry_capacity)
+		return true;
+	size_t cap = (size_t)maxi(need, 2 * w->carry_capacity);
+	int32_t *by = pbd_alloc_array(w, cap, sizeof *by);
+	pbd_v4 *to = pbd_alloc_array(w, cap, sizeof *to), *saved = pbd_alloc_array(w, cap, sizeof *saved);
+	if (!by || !to || !saved) {
+		pbd_free_array(w, by, by ? cap : 0, sizeof *by);
+		pbd_free_array(w, to, to ? cap : 0, sizeof *to);
+		pbd_free_array(w, saved, saved ? cap : 0, sizeof *saved);
+		return false;
+	}
+	pbd_collider_carry_free(w);
+	w->carry_by = by;
+	w->carry_to = to;
+	w->carry_saved = saved;
+	w->carry_capacity = (int)cap;
+	return true;
+}
+
+// Grows the carried set until no pair of carried and still particles meets on the way.
+static bool close_set(pbd_world *w, int64_t *tested)
+{
+	for (int round = 0; round < CARRY_MAX_ROUNDS; ++round) {
+		bool changed = close_pairs(w, tested);
+		changed |= close_triangles(w);
+		if (!changed)
+			return true;
+	}
+	return false;
+}
+
+bool pbd_collider_carry_begin(pbd_world *w, int substeps_left, float h, int64_t *tested)
+{
+	w->carry_count = 0;
+	bool moving = false;
+	for (int k = 0; k < w->collider_capacity; ++k)
+		moving |= w->colliders[k].live && pose_moves(&w->colliders[k]);
+	if (!moving || w->particle_count == 0 || !reserve(w))
+		return false;
+	for (int i = 0; i < w->particle_count; ++i)
+		w->carry_by[i] = PBD_NOT_CARRIED;
+	for (int32_t k = 0; k < w->collider_capacity; ++k)
+		if (w->colliders[k].live && pose_moves(&w->colliders[k]))
+			seed(w, k);
+	if (w->carry_count == 0)
+		return false;
+	bool closed = false;
+	for (int search = 0; search <= CARRY_MAX_SEARCHES && !closed; ++search) {
+		// The pairs must cover x -> carried start as well as the motion to p (the regions
+		// take the carried starts in while carry_count > 0).
+		if (!carried_covered(w)) {
+			if (search == CARRY_MAX_SEARCHES || !pbd_pairs_find(w, substeps_left, h))
+				break;
+		}
+		if (!close_set(w, tested))
+			break;
+		closed = carried_covered(w);
+	}
+	if (!closed || w->carry_count == 0) {
+		w->carry_count = 0;
+		return false;
+	}
+	for (int i = 0; i < w->particle_count; ++i) {
+		if (w->carry_by[i] < 0)
+			continue;
+		w->carry_saved[i] = w->x[i];
+		w->x[i] = w->carry_to[i];
+	}
+	return true;
+}
+
+// Whether particle i, at p, is inside collider c at its substep-end pose.
+static bool inside_collider(const pbd_world *w, const pbd_collider *c, float bound, int i)
+{
+	pbd_v3 p = v3_of4(w->p[i]), n;
+	if (bound < INFINITY && v3_len(v3_sub(p, c->sub_end.p)) > bound)
+		return false;
+	return pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, p, &n) < 0.0f;
+}
+
+static bool back_to_start(pbd_world *w, uint32_t i, uint32_t stamp)
+{
+	if (w->p[i].w == 0.0f || (w->p[i].x == w->x[i].x && w->p[i].y == w->x[i].y && w->p[i].z == w->x[i].z))
+		return false;
+	w->p[i] = w->x[i];
+	w->ccd_stamp[i] = stamp;
+	return true;
+}
+
+int pbd_collider_settle(pbd_world *w, uint32_t stamp)
+{
+	int changed = 0;
+	for (int k = 0; k < w->collider_capacity; ++k) {
+		const pbd_collider *c = &w->colliders[k];
+		if (!c->live || !pose_moves(c))
+			continue;
+		float bound = pbd_shape_bounding_radius(&c->shape);
+		for (int i = 0; i < w->particle_count; ++i)
+			if (inside_collider(w, c, bound, i))
+				changed += back_to_start(w, (uint32_t)i, stamp);
+		if (!pbd_collider_is_round(c))
+			continue;
+		for (int t = 0; t < w->tri_count; ++t) {
+			const uint32_t *v = w->tri + 3 * t;
+			const pbd_v3 corner[3] = {v3_of4(w->p[v[0]]), v3_of4(w->p[v[1]]), v3_of4(w->p[v[2]])};
+			float d;
+			double bary[3];
+			pbd_v3 n;
+			if (!pbd_round_collider_triangle(c, &c->sub_end, corner, c->shape.radius, bary, &d, &n) ||
+			    d >= c->shape.radius)
+				continue;
+			for (int j = 0; j < 3; ++j)
+				changed += back_to_start(w, v[j], stamp);
+		}
+	}
+	return changed;
+}
+
+void pbd_collider_carry_end(pbd_world *w)
+{
+	for (int i = 0; i < w->particle_count; ++i)
+		if (w->carry_by[i] >= 0)
+			w->x[i] = w->carry_saved[i];
+	w->carry_count = 0;
+}
+
+void pbd_collider_carry_free(pbd_world *w)
+{
+	size_t n = (size_t)w->carry_capacity;
+	pbd_free_array(w, w->carry_by, n, sizeof *w->carry_by);
+	pbd_free_array(w, w->carry_to, n, sizeof *w->carry_to);
+	pbd_free_array(w, w->carry_saved, n, sizeof *w->carry_saved);
+	w->carry_by = NULL;
+	w->carry_to = NULL;
+	w->carry_saved = NULL;
+	w->carry_capacity = 0;
+}
