@@ -164,7 +164,7 @@ static pbd_d3 at(const pbd_v4 *a) { return d3(a->x, a->y, a->z); }
 // Pulls a particle's motion back to the fraction t of x -> p (kinematic particles keep their
 // path: they cannot be stopped, the dynamic side of the pair stops instead).
 // Returns whether the particle's motion changed (it records the round in its stamp).
-static bool limit_motion(pbd_world *w, uint32_t i, double t, uint32_t round)
+bool pbd_guard_limit_motion(pbd_world *w, uint32_t i, double t, uint32_t round)
 {
 	if (w->p[i].w == 0.0f)
 		return false;
@@ -266,7 +266,7 @@ static bool guard_quad(const guard_pass *g, const uint32_t ids[4], int split, fl
 	double f = g->final_round ? 0.0 : safe_fraction(toi);
 	bool changed = false;
 	for (int j = 0; j < 4; ++j)
-		changed |= limit_motion(w, ids[j], f, g->round);
+		changed |= pbd_guard_limit_motion(w, ids[j], f, g->round);
 	return changed;
 }
 
@@ -358,8 +358,8 @@ static int guard_round(pbd_world *w, uint32_t round, bool final_round, int64_t *
 		if (pbd_ccd_sphere_sphere(at(&w->x[c->i]), at(&w->p[c->i]), at(&w->x[c->j]), at(&w->p[c->j]),
 					  0.5 * c->distance, &toi)) {
 			double f = final_round ? 0.0 : safe_fraction(toi);
-			bool changed = limit_motion(w, c->i, f, round);
-			changed |= limit_motion(w, c->j, f, round);
+			bool changed = pbd_guard_limit_motion(w, c->i, f, round);
+			changed |= pbd_guard_limit_motion(w, c->j, f, round);
 			hits += changed;
 		}
 	}

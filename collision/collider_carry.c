@@ -204,9 +204,7 @@ static bool carried_covered(const pbd_world *w)
 	for (int i = 0; i < w->particle_count; ++i) {
 		if (w->carry_by[i] < 0)
 			continue;
-		pbd_aabb r = w->regions[i];
-		pbd_v4 a = w->carry_to[i];
-		if (a.x < r.lo.x || a.x > r.hi.x || a.y < r.lo.y || a.y > r.hi.y || a.z < r.lo.z || a.z > r.hi.z)
+		if (!pbd_region_contains(w->regions[i], v3_of4(w->carry_to[i])))
 			return false;
 	}
 	return true;
@@ -297,15 +295,6 @@ static bool inside_collider(const pbd_world *w, const pbd_collider *c, float bou
 	return pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, p, &n) < 0.0f;
 }
 
-static bool back_to_start(pbd_world *w, uint32_t i, uint32_t stamp)
-{
-	if (w->p[i].w == 0.0f || (w->p[i].x == w->x[i].x && w->p[i].y == w->x[i].y && w->p[i].z == w->x[i].z))
-		return false;
-	w->p[i] = w->x[i];
-	w->ccd_stamp[i] = stamp;
-	return true;
-}
-
 int pbd_collider_settle(pbd_world *w, uint32_t stamp)
 {
 	int changed = 0;
@@ -316,7 +305,7 @@ int pbd_collider_settle(pbd_world *w, uint32_t stamp)
 		float bound = pbd_shape_bounding_radius(&c->shape);
 		for (int i = 0; i < w->particle_count; ++i)
 			if (inside_collider(w, c, bound, i))
-				changed += back_to_start(w, (uint32_t)i, stamp);
+				changed += pbd_guard_limit_motion(w, (uint32_t)i, 0.0, stamp);
 		if (!pbd_collider_is_round(c))
 			continue;
 		for (int t = 0; t < w->tri_count; ++t) {
@@ -329,7 +318,7 @@ int pbd_collider_settle(pbd_world *w, uint32_t stamp)
 			    d >= c->shape.radius)
 				continue;
 			for (int j = 0; j < 3; ++j)
-				changed += back_to_start(w, v[j], stamp);
+				changed += pbd_guard_limit_motion(w, v[j], 0.0, stamp);
 		}
 	}
 	return changed;

@@ -222,11 +222,6 @@ static pbd_aabb union_of(const pbd_world *w, const uint32_t *ids, int n, float g
 	return b;
 }
 
-static inline bool inside(pbd_aabb r, const pbd_v4 *a)
-{
-	return a->x >= r.lo.x && a->x <= r.hi.x && a->y >= r.lo.y && a->y <= r.hi.y && a->z >= r.lo.z && a->z <= r.hi.z;
-}
-
 bool pbd_pairs_covered(const pbd_world *w)
 {
 	if (w->topology_dirty)
@@ -236,7 +231,7 @@ bool pbd_pairs_covered(const pbd_world *w)
 	if (w->region_count != w->particle_count)
 		return false;
 	for (int i = 0; i < w->particle_count; ++i)
-		if (!inside(w->regions[i], &w->x[i]) || !inside(w->regions[i], &w->p[i]))
+		if (!pbd_region_contains(w->regions[i], v3_of4(w->x[i])) || !pbd_region_contains(w->regions[i], v3_of4(w->p[i])))
 			return false;
 	return true;
 }

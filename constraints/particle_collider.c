@@ -113,7 +113,7 @@ static bool side_at_start(const pbd_world *w, const pbd_collider *c, const uint3
 	const pbd_v3 corner[3] = {v3_of4(w->x[v[0]]), v3_of4(w->x[v[1]]), v3_of4(w->x[v[2]])};
 	double bary[3];
 	float d;
-	return pbd_round_collider_triangle(c, &c->sub_start, corner, 0.0f, bary, &d, side) && d >= reach;
+	return pbd_round_collider_triangle(c, &c->sub_start, corner, INFINITY, bary, &d, side) && d >= reach;
 }
 
 // A round collider (sphere, capsule) against the inside of cloth triangles: a stretched

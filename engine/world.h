@@ -322,6 +322,11 @@ bool pbd_topology_update(pbd_world *world);
 // that come close.
 bool pbd_pairs_find(pbd_world *world, int substeps_left, float h);
 bool pbd_pairs_covered(const pbd_world *world);
+// Whether a point lies in a particle's region (box, bounds included).
+static inline bool pbd_region_contains(pbd_aabb r, pbd_v3 a)
+{
+	return a.x >= r.lo.x && a.x <= r.hi.x && a.y >= r.lo.y && a.y <= r.hi.y && a.z >= r.lo.z && a.z <= r.hi.z;
+}
 void pbd_pairs_free(pbd_world *world);
 // constraints/: contact projection; each returns how many were touching.
 int pbd_vertex_triangle_solve(pbd_world *world);
@@ -332,6 +337,9 @@ int pbd_ccd_guard(pbd_world *world, int64_t *tested);
 // The particles of candidate pair n (vertex-triangle pairs first, then edge-edge) and its
 // thickness; returns the split (1: vertex | triangle, 2: edge | edge).
 int pbd_guard_pair(const pbd_world *world, uint32_t n, uint32_t ids[4], float *thickness);
+// Pulls particle i's motion back to the fraction t of x -> p (t <= 0: to x), recording
+// `round` in its ccd_stamp; kinematic particles keep their path. Returns whether p changed.
+bool pbd_guard_limit_motion(pbd_world *world, uint32_t i, double t, uint32_t round);
 // The closest a pair may come while the guard sweeps it: a crossing needs the distance to
 // reach zero, and a tenth of the contact thickness is kept so that float rounding cannot
 // close the rest.
