@@ -166,7 +166,9 @@ static void visit_particle_for_particle(uint32_t j, void *user)
 	float d = v3_len(v3_sub(v3_of4(w->x[i]), v3_of4(w->x[j])));
 	if (d > w->radius[i] + w->radius[j] + reach(w, i) + reach(w, j))
 		return;
-	pbd_pp_contact pair = {i, j, w->radius[i] + w->radius[j], mu(bi, bj, false), mu(bi, bj, true)};
+	bool free_i = bi->kind == PBD_BODY_PARTICLES, free_j = bj->kind == PBD_BODY_PARTICLES;
+	uint8_t cloth_side = free_i == free_j ? 0 : free_j ? 1 : 2;
+	pbd_pp_contact pair = {i, j, w->radius[i] + w->radius[j], mu(bi, bj, false), mu(bi, bj, true), cloth_side};
 	CHUNK_PUSH(ctx->chunk, pp, pair);
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Particle-particle contact (seed 004, eq. 33.2.3): C = |pi - pj| - (ri + rj) >= 0, shared by
-// inverse masses so momentum is kept, then friction on the relative tangential motion.
+// inverse masses so momentum is kept (between a ball and cloth the cloth's is capped:
+// PBD_BALL_CLOTH_MASS_RATIO), then friction on the relative tangential motion.
 #include "../engine/world.h"
 
 int pbd_particle_particle_solve(pbd_world *w)
@@ -9,7 +10,12 @@ int pbd_particle_particle_solve(pbd_world *w)
 	for (int k = 0; k < w->pp_count; ++k) {
 		const pbd_pp_contact *c = &w->pp[k];
 		pbd_v4 *a = &w->p[c->i], *b = &w->p[c->j];
-		float wsum = a->w + b->w;
+		float wa = a->w, wb = b->w;
+		if (c->cloth_side == 1)
+			wa = pbd_ball_contact_inverse_mass(wa, wb);
+		else if (c->cloth_side == 2)
+			wb = pbd_ball_contact_inverse_mass(wb, wa);
+		float wsum = wa + wb;
 		if (wsum <= 0.0f)
 			continue;
 		pbd_v3 d = v3_sub(v3_of4(*a), v3_of4(*b));
@@ -23,12 +29,12 @@ int pbd_particle_particle_solve(pbd_world *w)
 		touching++;
 		float depth = c->distance - l;
 		float dl = depth / wsum;
-		v4_set3(a, v3_mad(v3_of4(*a), n, a->w * dl));
-		v4_set3(b, v3_mad(v3_of4(*b), n, -b->w * dl));
+		v4_set3(a, v3_mad(v3_of4(*a), n, wa * dl));
+		v4_set3(b, v3_mad(v3_of4(*b), n, -wb * dl));
 		pbd_v3 moved = v3_sub(v3_sub(v3_of4(*a), v3_of4(w->x[c->i])), v3_sub(v3_of4(*b), v3_of4(w->x[c->j])));
 		pbd_v3 corr = pbd_friction_correction(moved, n, depth, c->static_friction, c->kinetic_friction);
-		v4_set3(a, v3_mad(v3_of4(*a), corr, a->w / wsum));
-		v4_set3(b, v3_mad(v3_of4(*b), corr, -b->w / wsum));
+		v4_set3(a, v3_mad(v3_of4(*a), corr, wa / wsum));
+		v4_set3(b, v3_mad(v3_of4(*b), corr, -wb / wsum));
 	}
 	return touching;
 }

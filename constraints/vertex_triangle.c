@@ -10,22 +10,27 @@
 #define PBD_INSIDE_TOLERANCE 0.02f
 
 // Moves q along n and the triangle's corners against it by `depth` shared through inverse
-// masses and barycentric weights b, then applies friction to their relative motion.
+// masses (for a ball, the cloth's capped: PBD_BALL_CLOTH_MASS_RATIO) and barycentric weights
+// b, then applies friction to their relative motion.
 static bool push_apart(pbd_world *w, const pbd_vt_contact *c, pbd_v3 n, float depth, const float b[3])
 {
 	const uint32_t *t = w->tri + 3 * c->tri;
 	pbd_v4 *q = &w->p[c->q];
 	pbd_v4 *tv[3] = {&w->p[t[0]], &w->p[t[1]], &w->p[t[2]]};
-	const float inverse_mass[4] = {q->w, tv[0]->w, tv[1]->w, tv[2]->w}, weight[4] = {1.0f, b[0], b[1], b[2]};
+	float tw[3] = {tv[0]->w, tv[1]->w, tv[2]->w};
+	if (c->ball)
+		for (int j = 0; j < 3; ++j)
+			tw[j] = pbd_ball_contact_inverse_mass(tw[j], q->w);
+	const float inverse_mass[4] = {q->w, tw[0], tw[1], tw[2]}, weight[4] = {1.0f, b[0], b[1], b[2]};
 	if (!pbd_contact_movable(inverse_mass, weight, 4))
 		return false;
-	float wsum = q->w + b[0] * b[0] * tv[0]->w + b[1] * b[1] * tv[1]->w + b[2] * b[2] * tv[2]->w;
+	float wsum = q->w + b[0] * b[0] * tw[0] + b[1] * b[1] * tw[1] + b[2] * b[2] * tw[2];
 	if (wsum <= 0.0f)
 		return false;
 	float dl = depth / wsum;
 	v4_set3(q, v3_mad(v3_of4(*q), n, q->w * dl));
 	for (int j = 0; j < 3; ++j)
-		v4_set3(tv[j], v3_mad(v3_of4(*tv[j]), n, -tv[j]->w * b[j] * dl));
+		v4_set3(tv[j], v3_mad(v3_of4(*tv[j]), n, -tw[j] * b[j] * dl));
 	// Friction on the motion of q relative to the triangle's point under it.
 	pbd_v3 moved = v3_sub(v3_of4(*q), v3_of4(w->x[c->q]));
 	for (int j = 0; j < 3; ++j)
@@ -34,7 +39,7 @@ static bool push_apart(pbd_world *w, const pbd_vt_contact *c, pbd_v3 n, float de
 	float f = 1.0f / wsum;
 	v4_set3(q, v3_mad(v3_of4(*q), corr, q->w * f));
 	for (int j = 0; j < 3; ++j)
-		v4_set3(tv[j], v3_mad(v3_of4(*tv[j]), corr, -tv[j]->w * b[j] * f));
+		v4_set3(tv[j], v3_mad(v3_of4(*tv[j]), corr, -tw[j] * b[j] * f));
 	return true;
 }
 
