@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: MIT
 // Particle-particle contact (seed 004, eq. 33.2.3): C = |pi - pj| - (ri + rj) >= 0, shared by
 // inverse masses so momentum is kept (between a ball and cloth the cloth's is capped:
-// PBD_BALL_CLOTH_MASS_RATIO), then friction on the relative tangential motion.
+// particle_cloth_mass_ratio), then friction on the relative tangential motion.
 #include "../engine/world.h"
 
 int pbd_particle_particle_solve(pbd_world *w)
 {
 	int touching = 0;
+	float ratio = w->settings.particle_cloth_mass_ratio;
 	for (int k = 0; k < w->pp_count; ++k) {
 		const pbd_pp_contact *c = &w->pp[k];
 		pbd_v4 *a = &w->p[c->i], *b = &w->p[c->j];
 		float wa = a->w, wb = b->w;
 		if (c->cloth_side == 1)
-			wa = pbd_ball_contact_inverse_mass(wa, wb);
+			wa = pbd_ball_contact_inverse_mass(wa, wb, ratio);
 		else if (c->cloth_side == 2)
-			wb = pbd_ball_contact_inverse_mass(wb, wa);
+			wb = pbd_ball_contact_inverse_mass(wb, wa, ratio);
 		float wsum = wa + wb;
 		if (wsum <= 0.0f)
 			continue;

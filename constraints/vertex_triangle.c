@@ -10,7 +10,7 @@
 #define PBD_INSIDE_TOLERANCE 0.02f
 
 // Moves q along n and the triangle's corners against it by `depth` shared through inverse
-// masses (for a ball, the cloth's capped: PBD_BALL_CLOTH_MASS_RATIO) and barycentric weights
+// masses (for a ball, the cloth's capped: particle_cloth_mass_ratio) and barycentric weights
 // b, then applies friction to their relative motion.
 static bool push_apart(pbd_world *w, const pbd_vt_contact *c, pbd_v3 n, float depth, const float b[3])
 {
@@ -20,7 +20,7 @@ static bool push_apart(pbd_world *w, const pbd_vt_contact *c, pbd_v3 n, float de
 	float tw[3] = {tv[0]->w, tv[1]->w, tv[2]->w};
 	if (c->ball)
 		for (int j = 0; j < 3; ++j)
-			tw[j] = pbd_ball_contact_inverse_mass(tw[j], q->w);
+			tw[j] = pbd_ball_contact_inverse_mass(tw[j], q->w, w->settings.particle_cloth_mass_ratio);
 	const float inverse_mass[4] = {q->w, tw[0], tw[1], tw[2]}, weight[4] = {1.0f, b[0], b[1], b[2]};
 	if (!pbd_contact_movable(inverse_mass, weight, 4))
 		return false;

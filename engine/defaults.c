@@ -13,6 +13,7 @@ pbd_world_settings pbd_world_settings_default(void)
 		.air_density = 1.2f,
 		.drag_coefficient = 1.0f,
 		.lift_coefficient = 0.3f,
+		.particle_cloth_mass_ratio = 3.0f,
 	};
 }
 

@@ -44,8 +44,9 @@ pbd_result pbd_check_settings(pbd_world *world, const pbd_world_settings *s)
 	if (s->iterations < 1 || s->iterations > PBD_MAX_COUNT)
 		return pbd_fail(world, PBD_ERR_BAD_COUNT, "iterations must be 1..%d, got %d", PBD_MAX_COUNT,
 				s->iterations);
-	const float scalars[] = {s->wind_turbulence, s->air_density, s->drag_coefficient, s->lift_coefficient};
-	if (!pbd_finite_n(s->gravity, 3) || !pbd_finite_n(s->wind, 3) || !pbd_finite_n(scalars, 4))
+	const float scalars[] = {s->wind_turbulence, s->air_density, s->drag_coefficient, s->lift_coefficient,
+				 s->particle_cloth_mass_ratio};
+	if (!pbd_finite_n(s->gravity, 3) || !pbd_finite_n(s->wind, 3) || !pbd_finite_n(scalars, 5))
 		return pbd_fail(world, PBD_ERR_NOT_FINITE, "world settings contain NaN, infinity or a value beyond 1e12");
 	float g = sqrtf(s->gravity[0] * s->gravity[0] + s->gravity[1] * s->gravity[1] + s->gravity[2] * s->gravity[2]);
 	float v = sqrtf(s->wind[0] * s->wind[0] + s->wind[1] * s->wind[1] + s->wind[2] * s->wind[2]);
@@ -57,6 +58,9 @@ pbd_result pbd_check_settings(pbd_world *world, const pbd_world_settings *s)
 				(double)PBD_MAX_WIND);
 	if (s->air_density < 0.0f || s->drag_coefficient < 0.0f || s->lift_coefficient < 0.0f)
 		return pbd_fail(world, PBD_ERR_NEGATIVE, "air density and drag and lift coefficients must be >= 0");
+	if (s->particle_cloth_mass_ratio < 0.0f)
+		return pbd_fail(world, PBD_ERR_NEGATIVE, "particle_cloth_mass_ratio must be >= 0, got %g",
+				(double)s->particle_cloth_mass_ratio);
 	if (s->wind_turbulence < 0.0f || s->wind_turbulence > 1.0f)
 		return pbd_fail(world, PBD_ERR_NEGATIVE, "wind turbulence must be 0..1, got %g", (double)s->wind_turbulence);
 	return PBD_OK;

@@ -108,17 +108,17 @@ typedef struct pbd_pp_contact {
 } pbd_pp_contact;
 
 // A free particle (a ball) against cloth: within the contact, the cloth's inverse mass is at
-// most this many times the ball's. With one pass per substep, a ball hundreds of times heavier
-// than the cloth vertices it touches takes almost none of each correction; the stretch
-// constraints pull the cloth back into it next substep, and the ball goes on as if the cloth
-// were not there (a 0.1 kg ball at 20 m/s sank to its centre in a 0.3 kg trampoline). The
-// tension that would stop it reaches the ball only through many passes. Capping the ratio lets
-// the contact stand for the cloth the touched vertices are tied to (mass scaling for contacts,
-// as Macklin et al. 2014 do for stacks); the contact then does not conserve momentum exactly.
-#define PBD_BALL_CLOTH_MASS_RATIO 3.0f
-static inline float pbd_ball_contact_inverse_mass(float cloth_w, float ball_w)
+// most `ratio` (settings.particle_cloth_mass_ratio, 0 = no cap) times the ball's. With one pass
+// per substep, a ball hundreds of times heavier than the cloth vertices it touches takes almost
+// none of each correction; the stretch constraints pull the cloth back into it next substep,
+// and the ball goes on as if the cloth were not there (a 0.1 kg ball at 20 m/s sank to its
+// centre in a 0.3 kg trampoline). The tension that would stop it reaches the ball only through
+// many passes. Capping the ratio lets the contact stand for the cloth the touched vertices are
+// tied to (mass scaling for contacts, as Macklin et al. 2014 do for stacks); the contact then
+// does not keep momentum exactly.
+static inline float pbd_ball_contact_inverse_mass(float cloth_w, float ball_w, float ratio)
 {
-	return ball_w > 0.0f ? fminf(cloth_w, PBD_BALL_CLOTH_MASS_RATIO * ball_w) : cloth_w;
+	return ratio > 0.0f && ball_w > 0.0f ? fminf(cloth_w, ratio * ball_w) : cloth_w;
 }
 
 // The pair search runs in chunks (threads take chunks); each chunk fills its own lists, which

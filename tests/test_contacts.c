@@ -197,6 +197,73 @@ static int particles_conserve_momentum(void)
 	return 0;
 }
 
+// One step of a heavy ball (1 kg) pressed 25 mm into a light free triangle (10 g a vertex)
+// at its centroid, without gravity or air: returns how far the ball and the triangle's
+// corners moved along y.
+static int ball_in_triangle(float mass_ratio, double *ball_dy, double *corner_dy)
+{
+	pbd_world_def wd = pbd_world_def_default();
+	wd.settings.gravity[1] = 0.0f;
+	wd.settings.air_density = 0.0f;
+	wd.settings.substeps = 1;
+	wd.settings.particle_cloth_mass_ratio = mass_ratio;
+	pbd_world *w;
+	CHECK_OK(pbd_world_create(&wd, &w));
+	const float corners[9] = {0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.5f, 0.0f, 0.8f};
+	const uint32_t indices[3] = {0, 2, 1};
+	const float masses[3] = {0.01f, 0.01f, 0.01f};
+	pbd_cloth_def c = pbd_cloth_def_default();
+	c.source = PBD_CLOTH_MESH;
+	c.mesh.positions = corners;
+	c.mesh.vertex_count = 3;
+	c.mesh.indices = indices;
+	c.mesh.triangle_count = 1;
+	c.masses = masses;
+	c.material.damping = 0.0f;
+	pbd_cloth_id cloth;
+	CHECK_OK(pbd_cloth_create(w, &c, &cloth));
+	// Contact distance: ball radius 0.05 + half the cloth's 0.01 thickness = 0.055.
+	float centre[3] = {0.5f, 0.03f, 0.8f / 3.0f};
+	pbd_particles_def d = pbd_particles_def_default();
+	d.count = 1;
+	d.radius = 0.05f;
+	d.mass = 1.0f;
+	d.positions = centre;
+	pbd_particles_id ball;
+	CHECK_OK(pbd_particles_create(w, &d, &ball));
+	CHECK_OK(pbd_world_step(w, kDt));
+	*ball_dy = pbd_particles_positions(w, ball, NULL)[1] - centre[1];
+	const float *x = pbd_cloth_positions(w, cloth, NULL);
+	*corner_dy = (x[1] + x[4] + x[7]) / 3.0;
+	// The pair is pulled apart to exactly the contact distance, the corners alike.
+	CHECK_NEAR(*ball_dy - *corner_dy, 0.025, 1e-5);
+	CHECK_NEAR(x[1], x[7], 1e-6);
+	pbd_world_destroy(w);
+	return 0;
+}
+
+// Contacts of a free particle with cloth count the cloth's inverse mass as at most
+// particle_cloth_mass_ratio times the particle's. Off (0), the correction is shared by the
+// true masses and momentum is kept: the ball moves 3 m / M of what a corner moves (barycentric
+// weights 1/3 each). At the default 3 the corners count as 1/3 of the ball each, and with
+// weights 1/3 the ball takes half the correction.
+static int ball_cloth_mass_ratio(void)
+{
+	double ball, corner;
+	if (ball_in_triangle(0.0f, &ball, &corner))
+		return 1;
+	fprintf(stderr, "ratio off: ball %.6f m, corners %.6f m\n", ball, corner);
+	CHECK_NEAR(1.0 * ball + 3.0 * 0.01 * corner, 0.0, 1e-7);
+	CHECK_NEAR(ball / -corner, 3.0 * 0.01 / 1.0, 1e-4);
+	CHECK(pbd_world_settings_default().particle_cloth_mass_ratio == 3.0f);
+	if (ball_in_triangle(3.0f, &ball, &corner))
+		return 1;
+	fprintf(stderr, "ratio 3: ball %.6f m, corners %.6f m\n", ball, corner);
+	CHECK_NEAR(ball, 0.0125, 1e-5);
+	CHECK_NEAR(corner, -0.0125, 1e-5);
+	return 0;
+}
+
 // A cloth resting on a box that slides sideways: with high friction the box carries it,
 // with none the box slides out from under it.
 static int moving_box_drags_cloth(float mu, double *carried)
@@ -380,7 +447,7 @@ int main(int argc, char **argv)
 	static const test_case cases[] = {
 		TEST(checker_sees_crossing),  TEST(drape_no_intersections),      TEST(fold_no_intersections),
 		TEST(stack_no_intersections), TEST(twist_no_intersections), TEST(cape_no_intersections), TEST(drape_clears_sphere),         TEST(pile_rests_and_friction_steepens),
-		TEST(particles_conserve_momentum), TEST(kinematic_box_friction), TEST(grid_finds_every_overlap), TEST(grid_reports_each_pair_once),
+		TEST(particles_conserve_momentum), TEST(ball_cloth_mass_ratio), TEST(kinematic_box_friction), TEST(grid_finds_every_overlap), TEST(grid_reports_each_pair_once),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

@@ -509,6 +509,9 @@ static int negative(void)
 	pbd_world_settings s = pbd_world_get_settings(t.world);
 	s.air_density = -1.0f;
 	EXPECT(PBD_ERR_NEGATIVE, pbd_world_set_settings(t.world, &s));
+	s = pbd_world_get_settings(t.world);
+	s.particle_cloth_mass_ratio = -1.0f;
+	EXPECT(PBD_ERR_NEGATIVE, pbd_world_set_settings(t.world, &s));
 	return twins_agree(&t);
 }
 

@@ -137,6 +137,7 @@ static const field fields[] = {
 	WORLD_FIELD(air_density, FIELD_FLOAT, 0.0f, 1e30f),
 	WORLD_FIELD(drag_coefficient, FIELD_FLOAT, 0.0f, 1e30f),
 	WORLD_FIELD(lift_coefficient, FIELD_FLOAT, 0.0f, 1e30f),
+	WORLD_FIELD(particle_cloth_mass_ratio, FIELD_FLOAT, 0.0f, 1e30f),
 };
 #define FIELD_COUNT ((int)(sizeof fields / sizeof fields[0]))
 

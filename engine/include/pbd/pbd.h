@@ -168,6 +168,13 @@ typedef struct pbd_world_settings {
 	/// Lift coefficient, >= 0: a force across the relative air velocity for triangles at an
 	/// angle to it; this is what makes a flag flutter. Default 0.3.
 	float lift_coefficient;
+	/// In a contact of a free particle with cloth, the cloth's inverse masses count as at most
+	/// this many times the particle's, >= 0. Default 3. With one pass per substep, a particle
+	/// hundreds of times heavier than the cloth vertices it touches otherwise takes almost none
+	/// of each correction and goes through the cloth until the CCD guard stops its centre
+	/// there; the cap lets the contact stand for the cloth those vertices are tied to. 0 turns
+	/// it off: contacts then keep momentum exactly.
+	float particle_cloth_mass_ratio;
 } pbd_world_settings;
 
 // ---------------------------------------------------------------------------------------------
