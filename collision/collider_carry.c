@@ -35,6 +35,26 @@ static pbd_v3 carry_point(const pbd_collider *c, pbd_v3 x)
 	return v3_add(quat_rotate(c->sub_end.q, local), c->sub_end.p);
 }
 
+// Whether a point is closer than `margin` to the collider's surface, or inside, at its
+// substep-end pose (bound: the shape's bounding radius, a quick rejection).
+static bool near_collider(const pbd_collider *c, float bound, pbd_v3 point, float margin)
+{
+	pbd_v3 n;
+	if (bound < INFINITY && v3_len(v3_sub(point, c->sub_end.p)) > bound + margin)
+		return false;
+	return pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, point, &n) < margin;
+}
+
+// Whether a triangle comes closer than `reach` to a round collider's core at its substep-end
+// pose.
+static bool triangle_within(const pbd_collider *c, const pbd_v3 corner[3], float reach)
+{
+	double bary[3];
+	float d;
+	pbd_v3 n;
+	return pbd_round_collider_triangle(c, &c->sub_end, corner, reach, bary, &d, &n) && d < reach;
+}
+
 static pbd_v3 start_of(const pbd_world *w, uint32_t i)
 {
 	return v3_of4(w->carry_by[i] >= 0 ? w->carry_to[i] : w->x[i]);
@@ -96,24 +116,15 @@ static void seed(pbd_world *w, int32_t k)
 {
 	const pbd_collider *c = &w->colliders[k];
 	float bound = pbd_shape_bounding_radius(&c->shape);
-	for (int i = 0; i < w->particle_count; ++i) {
-		if (w->p[i].w == 0.0f || w->carry_by[i] >= 0)
-			continue;
-		pbd_v3 x = v3_of4(w->x[i]), n;
-		if (bound < INFINITY && v3_len(v3_sub(x, c->sub_end.p)) > bound + w->radius[i])
-			continue;
-		if (pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, x, &n) < w->radius[i])
+	for (int i = 0; i < w->particle_count; ++i)
+		if (w->p[i].w != 0.0f && w->carry_by[i] < 0 && near_collider(c, bound, v3_of4(w->x[i]), w->radius[i]))
 			carry(w, (uint32_t)i, k);
-	}
 	if (!pbd_collider_is_round(c))
 		return;
 	for (int t = 0; t < w->tri_count; ++t) {
 		const uint32_t *v = w->tri + 3 * t;
 		const pbd_v3 corner[3] = {v3_of4(w->x[v[0]]), v3_of4(w->x[v[1]]), v3_of4(w->x[v[2]])};
-		float reach = c->shape.radius + w->radius[v[0]], d;
-		double bary[3];
-		pbd_v3 n;
-		if (pbd_round_collider_triangle(c, &c->sub_end, corner, reach, bary, &d, &n) && d < reach)
+		if (triangle_within(c, corner, c->shape.radius + w->radius[v[0]]))
 			carry_group(w, v, 3, k);
 	}
 }
@@ -132,10 +143,7 @@ static bool close_triangles(pbd_world *w)
 		if (!pbd_collider_is_round(c))
 			continue;
 		const pbd_v3 corner[3] = {start_of(w, v[0]), start_of(w, v[1]), start_of(w, v[2])};
-		float reach = c->shape.radius + w->radius[v[0]], d;
-		double bary[3];
-		pbd_v3 n;
-		if (pbd_round_collider_triangle(c, &c->sub_end, corner, reach, bary, &d, &n) && d < reach)
+		if (triangle_within(c, corner, c->shape.radius + w->radius[v[0]]))
 			changed |= carry_group(w, v, 3, k);
 	}
 	return changed;
@@ -286,15 +294,6 @@ bool pbd_collider_carry_begin(pbd_world *w, int substeps_left, float h, int64_t 
 	return true;
 }
 
-// Whether particle i, at p, is inside collider c at its substep-end pose.
-static bool inside_collider(const pbd_world *w, const pbd_collider *c, float bound, int i)
-{
-	pbd_v3 p = v3_of4(w->p[i]), n;
-	if (bound < INFINITY && v3_len(v3_sub(p, c->sub_end.p)) > bound)
-		return false;
-	return pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, p, &n) < 0.0f;
-}
-
 int pbd_collider_settle(pbd_world *w, uint32_t stamp)
 {
 	int changed = 0;
@@ -304,21 +303,16 @@ int pbd_collider_settle(pbd_world *w, uint32_t stamp)
 			continue;
 		float bound = pbd_shape_bounding_radius(&c->shape);
 		for (int i = 0; i < w->particle_count; ++i)
-			if (inside_collider(w, c, bound, i))
+			if (near_collider(c, bound, v3_of4(w->p[i]), 0.0f))
 				changed += pbd_guard_limit_motion(w, (uint32_t)i, 0.0, stamp);
 		if (!pbd_collider_is_round(c))
 			continue;
 		for (int t = 0; t < w->tri_count; ++t) {
 			const uint32_t *v = w->tri + 3 * t;
 			const pbd_v3 corner[3] = {v3_of4(w->p[v[0]]), v3_of4(w->p[v[1]]), v3_of4(w->p[v[2]])};
-			float d;
-			double bary[3];
-			pbd_v3 n;
-			if (!pbd_round_collider_triangle(c, &c->sub_end, corner, c->shape.radius, bary, &d, &n) ||
-			    d >= c->shape.radius)
-				continue;
-			for (int j = 0; j < 3; ++j)
-				changed += pbd_guard_limit_motion(w, v[j], 0.0, stamp);
+			if (triangle_within(c, corner, c->shape.radius))
+				for (int j = 0; j < 3; ++j)
+					changed += pbd_guard_limit_motion(w, v[j], 0.0, stamp);
 		}
 	}
 	return changed;
