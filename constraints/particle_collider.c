@@ -116,6 +116,29 @@ static bool side_at_start(const pbd_world *w, const pbd_collider *c, const uint3
 	return pbd_round_collider_triangle(c, &c->sub_start, corner, INFINITY, bary, &d, side) && d >= reach;
 }
 
+// Friction on the motion of a triangle's point of contact relative to the collider's surface
+// under it, as for a vertex: without it, a cloth resting on a sphere over its triangles (the
+// vertex contacts then never touch) slides off as if the sphere were ice. The correction is
+// shared like the push, by barycentric weights among the free corners.
+static void triangle_friction(pbd_world *w, const pbd_collider *c, const uint32_t v[3], const double bary[3],
+			      pbd_v3 n, float depth, float wsum)
+{
+	const pbd_cloth *cloth = &w->cloths[w->owner[v[0]]];
+	float mu_s = sqrtf(cloth->material.static_friction * c->static_friction);
+	float mu_k = sqrtf(cloth->material.kinetic_friction * c->kinetic_friction);
+	pbd_v3 point = v3(0, 0, 0), moved = v3(0, 0, 0);
+	for (int j = 0; j < 3; ++j) {
+		pbd_v3 pj = v3_of4(w->p[v[j]]);
+		point = v3_mad(point, pj, (float)bary[j]);
+		moved = v3_mad(moved, v3_sub(pj, v3_of4(w->x[v[j]])), (float)bary[j]);
+	}
+	pbd_v3 relative = v3_sub(moved, collider_displacement(c, point));
+	pbd_v3 corr = v3_scale(pbd_friction_correction(relative, n, depth, mu_s, mu_k), 1.0f / wsum);
+	for (int j = 0; j < 3; ++j)
+		if (w->p[v[j]].w > 0.0f)
+			v4_set3(&w->p[v[j]], v3_mad(v3_of4(w->p[v[j]]), corr, (float)bary[j]));
+}
+
 // A round collider (sphere, capsule) against the inside of cloth triangles: a stretched
 // triangle can reach over a collider between its vertices, which vertex contacts do not see.
 // C = |closest point of the triangle - core| - (R + r) >= 0; the collider cannot give way,
@@ -164,11 +187,12 @@ static int push_triangles_off(pbd_world *w, const pbd_collider *c)
 			wsum += (float)(bary[j] * bary[j]) * (p[j]->w > 0.0f ? 1.0f : 0.0f);
 		if (wsum <= 0.0f)
 			continue;
-		float dl = (reach - d) / wsum;
+		float depth = reach - d, dl = depth / wsum;
 		for (int j = 0; j < 3; ++j)
 			if (p[j]->w > 0.0f)
 				v4_set3(p[j], v3_mad(v3_of4(*p[j]), n, (float)bary[j] * dl));
-		deep += reach - d > TRIANGLE_DEEP * w->radius[v[0]];
+		triangle_friction(w, c, v, bary, n, depth, wsum);
+		deep += depth > TRIANGLE_DEEP * w->radius[v[0]];
 	}
 	return deep;
 }

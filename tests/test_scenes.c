@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: MIT
+// What each scene is for, as a person watching it sees it: the cloth drapes over the sphere,
+// lies flat on the floor, hangs from its pins, wrings two turns, flies from the pole. Finite
+// values and no crossings are checked elsewhere (test_world, test_contacts); those alone let
+// a cloth slide off its sphere unnoticed.
+#include <math.h>
+#include <stdlib.h>
+
+#include "scenes.h"
+#include "test.h"
+
+static const float kDt = 1.0f / 60.0f;
+static const double kPi = 3.14159265358979;
+
+typedef struct scene_run {
+	const demo_scene *scene;
+	pbd_world *w;
+	demo_scene_state st;
+} scene_run;
+
+static int run_open(scene_run *r, const char *name)
+{
+	r->scene = demo_scene_find(name);
+	CHECK(r->scene);
+	char err[256];
+	CHECK_OK(demo_scene_load(r->scene, NULL, NULL, &r->w, &r->st, err, sizeof err));
+	return 0;
+}
+
+static int run_frames(scene_run *r, int frames)
+{
+	for (int f = 0; f < frames; ++f)
+		CHECK_OK(demo_scene_step(r->scene, r->w, &r->st, kDt));
+	return 0;
+}
+
+// Bounds and centroid (unweighted mean of the vertices) of cloth k.
+typedef struct cloth_box {
+	double lo[3], hi[3], mean[3];
+	int count;
+} cloth_box;
+
+static cloth_box box_of(const scene_run *r, int k)
+{
+	cloth_box b = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, {0, 0, 0}, 0};
+	const float *x = pbd_cloth_positions(r->w, r->st.cloths[k], &b.count);
+	for (int i = 0; i < b.count; ++i)
+		for (int a = 0; a < 3; ++a) {
+			b.lo[a] = fmin(b.lo[a], x[3 * i + a]);
+			b.hi[a] = fmax(b.hi[a], x[3 * i + a]);
+			b.mean[a] += x[3 * i + a] / b.count;
+		}
+	return b;
+}
+
+static float fastest(const scene_run *r, int k)
+{
+	int n = 0;
+	const float *v = pbd_cloth_velocities(r->w, r->st.cloths[k], &n);
+	float worst = 0.0f;
+	for (int i = 0; i < n; ++i)
+		worst = fmaxf(worst, sqrtf(v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]));
+	return worst;
+}
+
+// hang: pinned at its top corners (y = 2), the 1 m cloth hangs straight down to about y = 1
+// and comes to rest.
+static int hang_hangs_from_its_pins(void)
+{
+	scene_run r;
+	if (run_open(&r, "hang") || run_frames(&r, 300))
+		return 1;
+	cloth_box b = box_of(&r, 0);
+	fprintf(stderr, "hang: top %.4f, bottom %.4f, centroid (%.4f %.4f %.4f), fastest %.4f m/s\n", b.hi[1], b.lo[1],
+		b.mean[0], b.mean[1], b.mean[2], (double)fastest(&r, 0));
+	CHECK_NEAR(b.hi[1], 2.0, 1e-3);     // the pins hold
+	CHECK_NEAR(b.lo[1], 1.0, 0.05);     // hangs its full length, stretched less than 5%
+	CHECK_NEAR(b.mean[0], 0.0, 0.01);   // symmetric between its pins
+	CHECK(fabs(b.mean[2]) < 0.02);      // in its vertical plane
+	CHECK(fastest(&r, 0) < 0.1f);       // at rest
+	pbd_world_destroy(r.w);
+	return 0;
+}
+
+// drop: the cloth lands flat and lies on the floor at half its thickness, its full 1 m square.
+static int drop_lies_flat(void)
+{
+	scene_run r;
+	if (run_open(&r, "drop") || run_frames(&r, 240))
+		return 1;
+	cloth_box b = box_of(&r, 0);
+	fprintf(stderr, "drop: y %.5f..%.5f, x %.4f..%.4f, z %.4f..%.4f\n", b.lo[1], b.hi[1], b.lo[0], b.hi[0], b.lo[2],
+		b.hi[2]);
+	CHECK(b.lo[1] > 0.004 && b.hi[1] < 0.006);  // thickness / 2 = 5 mm, everywhere
+	CHECK(b.hi[0] - b.lo[0] > 0.98 && b.hi[2] - b.lo[2] > 0.98);
+	CHECK(fastest(&r, 0) < 1e-3f);
+	pbd_world_destroy(r.w);
+	return 0;
+}
+
+// incline: set down at rest on the 20 degree slope, the cloth stays put with the default
+// friction (static 0.5 > tan 20 deg = 0.364).
+static int incline_cloth_stays(void)
+{
+	scene_run r;
+	if (run_open(&r, "incline"))
+		return 1;
+	cloth_box a = box_of(&r, 0);
+	if (run_frames(&r, 300))
+		return 1;
+	cloth_box b = box_of(&r, 0);
+	double moved = sqrt(pow(b.mean[0] - a.mean[0], 2) + pow(b.mean[1] - a.mean[1], 2) + pow(b.mean[2] - a.mean[2], 2));
+	fprintf(stderr, "incline: moved %.6f m in 5 s\n", moved);
+	CHECK(moved < 1e-3);
+	pbd_world_destroy(r.w);
+	return 0;
+}
+
+// drape: the cloth lands on the sphere (top at y = 0.80) and stays there: from frame 120 to
+// 600 its highest point is within 3 cm of the sphere's top and its centroid within 5 cm of
+// the sphere's axis. (A cloth that slides off ends with its top near the floor.)
+static int drape_rests_on_sphere(void)
+{
+	scene_run r;
+	if (run_open(&r, "drape"))
+		return 1;
+	pbd_collider_def sphere;
+	CHECK_OK(pbd_collider_get_def(r.w, r.st.colliders[1], &sphere));
+	CHECK(sphere.type == PBD_SHAPE_SPHERE);
+	double top = sphere.position[1] + sphere.radius, worst_top = 0.0, worst_axis = 0.0;
+	for (int f = 1; f <= 600; ++f) {
+		if (run_frames(&r, 1))
+			return 1;
+		if (f < 120)
+			continue;
+		cloth_box b = box_of(&r, 0);
+		worst_top = fmax(worst_top, fabs(b.hi[1] - top));
+		worst_axis = fmax(worst_axis, fmax(fabs(b.mean[0] - sphere.position[0]), fabs(b.mean[2] - sphere.position[2])));
+	}
+	fprintf(stderr, "drape, frames 120-600: highest point within %.4f m of the sphere's top, centroid within %.4f m "
+		"of its axis\n", worst_top, worst_axis);
+	CHECK(worst_top <= 0.03);
+	CHECK(worst_axis <= 0.05);
+	pbd_world_destroy(r.w);
+	return 0;
+}
+
+// fold: the 2.4 m strip, dropped edge first, lies in folds: its footprint is much shorter
+// than the strip, the folds stack a few thicknesses high, and it is at rest.
+static int fold_lies_in_folds(void)
+{
+	scene_run r;
+	if (run_open(&r, "fold") || run_frames(&r, 300))
+		return 1;
+	cloth_box b = box_of(&r, 0);
+	double footprint = fmax(b.hi[0] - b.lo[0], b.hi[2] - b.lo[2]);
+	fprintf(stderr, "fold: footprint %.3f m, height %.4f..%.4f m, fastest %.4f m/s\n", footprint, b.lo[1], b.hi[1],
+		(double)fastest(&r, 0));
+	CHECK(footprint < 0.6 * 2.4);
+	CHECK(b.lo[1] > 0.004);
+	CHECK(b.hi[1] > 0.02 && b.hi[1] < 0.4);  // folded over itself, not standing up
+	CHECK(fastest(&r, 0) < 0.05f);
+	pbd_world_destroy(r.w);
+	return 0;
+}
+
+// twist: after the wringing (4 s) the cloth between the held edges turns two full turns: the
+// angle of each column (its first to last row, in the y-z plane) unwrapped from the still
+// edge to the turned one adds up to 4 pi. Cloth that slipped through itself would add up to
+// less. The wrung cloth hangs between the hands, off the floor.
+static int twist_wrings_two_turns(void)
+{
+	scene_run r;
+	if (run_open(&r, "twist") || run_frames(&r, 300))
+		return 1;
+	int res = (int)r.st.values[0], n = 0;
+	const float *x = pbd_cloth_positions(r.w, r.st.cloths[0], &n);
+	CHECK(n == res * res);
+	double total = 0.0, previous = 0.0;
+	for (int i = 0; i < res; ++i) {
+		const float *first = x + 3 * i, *last = x + 3 * ((res - 1) * res + i);
+		double angle = atan2(-(last[1] - first[1]), last[2] - first[2]);
+		if (i > 0) {
+			double d = angle - previous;
+			d -= 2.0 * kPi * floor((d + kPi) / (2.0 * kPi));
+			total += d;
+		}
+		previous = angle;
+	}
+	cloth_box b = box_of(&r, 0);
+	fprintf(stderr, "twist: %.3f turns from edge to edge; lowest point %.3f m\n", total / (2.0 * kPi), b.lo[1]);
+	CHECK(fabs(total / (2.0 * kPi) - 2.0) < 0.25);
+	CHECK(b.lo[1] > 0.3);
+	pbd_world_destroy(r.w);
+	return 0;
+}
+
+// stack: the three cloths lie on each other in order, each one thickness (1 cm) above the one
+// below where they overlap: the lowest flat on the floor, the highest at most three layers up.
+static int stack_lies_in_layers(void)
+{
+	scene_run r;
+	if (run_open(&r, "stack") || run_frames(&r, 300))
+		return 1;
+	CHECK(r.st.cloth_count == 3);
+	double previous_top = 0.0;
+	for (int k = 0; k < 3; ++k) {
+		cloth_box b = box_of(&r, k);
+		fprintf(stderr, "stack: cloth %d at y %.4f..%.4f\n", k, b.lo[1], b.hi[1]);
+		CHECK(b.lo[1] > 0.004);
+		if (k > 0)
+			CHECK(b.hi[1] > previous_top + 0.007);  // on top of the one below, a thickness up
+		CHECK(b.hi[1] < 0.005 + 0.01 * k + 0.004);  // and no higher: lying flat
+		previous_top = b.hi[1];
+	}
+	pbd_world_destroy(r.w);
+	return 0;
+}
+
+// cape: while the character runs its circle, the cape stays on its shoulders and flies out
+// behind it (opposite to the running direction), and the banners it ran through hang again.
+static int cape_flies_behind(void)
+{
+	scene_run r;
+	if (run_open(&r, "cape"))
+		return 1;
+	CHECK(r.st.cloth_count == 4);
+	double least_behind = INFINITY;
+	for (int f = 1; f <= 480; ++f) {
+		if (run_frames(&r, 1))
+			return 1;
+		if (f < 120 || f % 10)
+			continue;
+		pbd_collider_def body;
+		CHECK_OK(pbd_collider_get_def(r.w, r.st.colliders[1], &body));
+		double a = atan2(body.position[2], body.position[0]);
+		double ahead[3] = {-sin(a), 0.0, cos(a)};  // counter-clockwise along the circle
+		cloth_box cape = box_of(&r, 3);
+		double behind = -((cape.mean[0] - body.position[0]) * ahead[0] + (cape.mean[2] - body.position[2]) * ahead[2]);
+		least_behind = fmin(least_behind, behind);
+		CHECK(cape.hi[1] < 1.65 && cape.lo[1] > 0.5);  // on the shoulders, off the ground
+	}
+	fprintf(stderr, "cape: centroid at least %.3f m behind the body's axis while running\n", least_behind);
+	CHECK(least_behind > 0.25 + 0.05);  // behind the body (radius 0.25), blown back
+	for (int k = 0; k < 3; ++k) {
+		cloth_box b = box_of(&r, k);
+		CHECK(b.hi[1] < 2.11 && b.lo[1] > 0.9);  // still hanging from its top edge
+	}
+	pbd_world_destroy(r.w);
+	return 0;
+}
+
+// tablecloth: the round cloth (radius 0.8 m) lies on the table top (y = 0.78) and hangs over
+// its edges all round, its swinging rim at rest after 8 s.
+static int tablecloth_covers_table(void)
+{
+	scene_run r;
+	if (run_open(&r, "tablecloth") || run_frames(&r, 480))
+		return 1;
+	cloth_box b = box_of(&r, 0);
+	fprintf(stderr, "tablecloth: y %.4f..%.4f, centroid (%.4f %.4f), x %.3f..%.3f\n", b.lo[1], b.hi[1], b.mean[0],
+		b.mean[2], b.lo[0], b.hi[0]);
+	// The middle lies on the table top, at half the thickness; the folds that bunch where the
+	// round cloth leaves the square table rise a little higher.
+	int n = 0;
+	const float *x = pbd_cloth_positions(r.w, r.st.cloths[0], &n);
+	for (int i = 0; i < n; ++i)
+		if (hypot(x[3 * i], x[3 * i + 2]) < 0.3)
+			CHECK_NEAR(x[3 * i + 1], 0.78 + 0.005, 0.002);
+	CHECK(b.hi[1] < 0.78 + 0.05);
+	CHECK(b.lo[1] < 0.78 - 0.2);              // the rim hangs down
+	CHECK(fabs(b.mean[0]) < 0.05 && fabs(b.mean[2]) < 0.05);
+	CHECK(b.lo[0] < -0.45 && b.hi[0] > 0.45 && b.lo[2] < -0.45 && b.hi[2] > 0.45);  // over every edge
+	CHECK(fastest(&r, 0) < 0.05f);
+	pbd_world_destroy(r.w);
+	return 0;
+}
+
+// The mean horizontal distance of the skirt's vertices from the body's axis.
+static double skirt_spread(const scene_run *r)
+{
+	int n = 0;
+	const float *x = pbd_cloth_positions(r->w, r->st.cloths[0], &n);
+	double sum = 0.0;
+	for (int i = 0; i < n; ++i)
+		sum += sqrt(x[3 * i] * x[3 * i] + x[3 * i + 2] * x[3 * i + 2]);
+	return sum / n;
+}
+
+// skirt: it falls round the body; at full twirl (1.5 turns a second) it flares out; when the
+// twirl has stopped it hangs round the body again as before.
+static int skirt_flares_and_falls_back(void)
+{
+	scene_run r;
+	if (run_open(&r, "skirt") || run_frames(&r, 85))
+		return 1;
+	double hanging = skirt_spread(&r);
+	if (run_frames(&r, 335 - 85))
+		return 1;
+	double twirling = skirt_spread(&r);
+	cloth_box flared = box_of(&r, 0);
+	if (run_frames(&r, 720 - 335))
+		return 1;
+	double after = skirt_spread(&r);
+	cloth_box b = box_of(&r, 0);
+	fprintf(stderr, "skirt: mean radius %.3f m hanging, %.3f twirling (hem up to y %.3f), %.3f after\n", hanging,
+		twirling, flared.lo[1], after);
+	CHECK(twirling > 1.25 * hanging);
+	CHECK(flared.lo[1] > b.lo[1] + 0.1);  // the hem rises as it flares
+	CHECK(fabs(after - hanging) < 0.1 * hanging);
+	CHECK(b.lo[1] > 0.3);  // it hangs from the waist, not on the floor
+	pbd_world_destroy(r.w);
+	return 0;
+}
+
+// flag: in the 8 m/s wind the 1.5 m flag flies out from the pole (+x, downwind) instead of
+// hanging down it.
+static int flag_flies_out(void)
+{
+	scene_run r;
+	if (run_open(&r, "flag") || run_frames(&r, 120))
+		return 1;
+	double least_out = INFINITY, least_reach = INFINITY;
+	for (int f = 0; f < 360; f += 10) {
+		if (run_frames(&r, 10))
+			return 1;
+		cloth_box b = box_of(&r, 0);
+		least_out = fmin(least_out, b.mean[0]);
+		least_reach = fmin(least_reach, b.hi[0]);
+	}
+	fprintf(stderr, "flag: centroid at least %.3f m and far edge at least %.3f m out from the pole\n", least_out,
+		least_reach);
+	CHECK(least_out > 0.5);     // a limp flag's centroid stays within its height of the pole
+	CHECK(least_reach > 1.0);
+	pbd_world_destroy(r.w);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const test_case cases[] = {
+		TEST(hang_hangs_from_its_pins), TEST(drop_lies_flat),         TEST(incline_cloth_stays),
+		TEST(drape_rests_on_sphere),    TEST(fold_lies_in_folds),     TEST(twist_wrings_two_turns),
+		TEST(stack_lies_in_layers),     TEST(cape_flies_behind),      TEST(tablecloth_covers_table),
+		TEST(skirt_flares_and_falls_back), TEST(flag_flies_out),
+	};
+	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
+}
