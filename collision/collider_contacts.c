@@ -155,8 +155,6 @@ bool pbd_collider_contacts_find(pbd_world *w)
 			const pbd_cloth *cloth = &w->cloths[s];
 			if (!cloth->live)
 				continue;
-			float mu_s = sqrtf(cloth->material.static_friction * c->static_friction);
-			float mu_k = sqrtf(cloth->material.kinetic_friction * c->kinetic_friction);
 			search_job job = {w, c, bound, cloth->first, c->shape.type == PBD_SHAPE_PLANE, v3(0, 0, 0), 0.0f};
 			if (job.plane) {
 				job.plane_normal = quat_rotate(c->sub_end.q, v3(0, 1, 0));
@@ -166,7 +164,7 @@ bool pbd_collider_contacts_find(pbd_world *w)
 			for (int i = cloth->first; i < cloth->first + cloth->count; ++i) {
 				if (!w->contact_keep[i])
 					continue;
-				pbd_collider_contact ct = {(uint32_t)i, (uint32_t)ci, w->radius[i], mu_s, mu_k};
+				pbd_collider_contact ct = {(uint32_t)i, (uint32_t)ci, w->radius[i]};
 				if (!push_contact(w, ct))
 					return false;
 			}

@@ -13,13 +13,6 @@
 
 static const pbd_cloth *body(const pbd_world *w, uint32_t slot) { return &w->cloths[slot]; }
 
-static float mu(const pbd_cloth *a, const pbd_cloth *b, bool kinetic)
-{
-	float fa = kinetic ? a->material.kinetic_friction : a->material.static_friction;
-	float fb = kinetic ? b->material.kinetic_friction : b->material.static_friction;
-	return sqrtf(fa * fb);
-}
-
 // How far a particle can get from x without leaving its region: x to the farthest corner.
 static float reach(const pbd_world *w, uint32_t i)
 {
@@ -107,7 +100,7 @@ static void visit_vertex_for_triangle(uint32_t q, void *user)
 	float d = sqrtf((float)pbd_point_triangle_distance2(d3_of(xq), d3_of(xt[0]), d3_of(xt[1]), d3_of(xt[2]), bary));
 	if (d > limit)
 		return;
-	pbd_vt_contact pair = {q, tri, thickness, mu(bq, bt, false), mu(bq, bt, true), bq->kind == PBD_BODY_PARTICLES};
+	pbd_vt_contact pair = {q, tri, thickness, bq->kind == PBD_BODY_PARTICLES};
 	CHUNK_PUSH(ctx->chunk, vt, pair);
 }
 
@@ -122,7 +115,7 @@ static void visit_edge_for_edge(uint32_t b, void *user)
 	if (ea[0] == eb[0] || ea[0] == eb[1] || ea[1] == eb[0] || ea[1] == eb[1])
 		return;
 	uint32_t oa = w->edge_owner[a], ob = w->edge_owner[b];
-	const pbd_cloth *ba = body(w, oa), *bb = body(w, ob);
+	const pbd_cloth *ba = body(w, oa);
 	if (oa == ob && !ba->material.self_collision)
 		return;
 	if (w->p[ea[0]].w == 0.0f && w->p[ea[1]].w == 0.0f && w->p[eb[0]].w == 0.0f && w->p[eb[1]].w == 0.0f)
@@ -145,7 +138,7 @@ static void visit_edge_for_edge(uint32_t b, void *user)
 	float d = sqrtf((float)pbd_segment_segment_distance2(d3_of(xa[0]), d3_of(xa[1]), d3_of(xb[0]), d3_of(xb[1]), &s, &t));
 	if (d > limit)
 		return;
-	pbd_ee_contact pair = {a, b, thickness, mu(ba, bb, false), mu(ba, bb, true)};
+	pbd_ee_contact pair = {a, b, thickness};
 	CHUNK_PUSH(ctx->chunk, ee, pair);
 }
 
@@ -168,7 +161,7 @@ static void visit_particle_for_particle(uint32_t j, void *user)
 		return;
 	bool free_i = bi->kind == PBD_BODY_PARTICLES, free_j = bj->kind == PBD_BODY_PARTICLES;
 	uint8_t cloth_side = free_i == free_j ? 0 : free_j ? 1 : 2;
-	pbd_pp_contact pair = {i, j, w->radius[i] + w->radius[j], mu(bi, bj, false), mu(bi, bj, true), cloth_side};
+	pbd_pp_contact pair = {i, j, w->radius[i] + w->radius[j], cloth_side};
 	CHUNK_PUSH(ctx->chunk, pp, pair);
 }
 

@@ -69,7 +69,8 @@ int pbd_edge_edge_solve(pbd_world *w)
 		const uint32_t ids[4] = {ea[0], ea[1], eb[0], eb[1]};
 		for (int j = 0; j < 4; ++j)
 			moved = v3_mad(moved, v3_sub(v3_of4(*v[j]), v3_of4(w->x[ids[j]])), wgt[j]);
-		pbd_v3 corr = pbd_friction_correction(moved, n, depth, c->static_friction, c->kinetic_friction);
+		pbd_friction_pair mu = pbd_bodies_friction(w, w->edge_owner[c->a], w->edge_owner[c->b]);
+		pbd_v3 corr = pbd_friction_correction(moved, n, depth, mu.static_friction, mu.kinetic_friction);
 		float f = 1.0f / wsum;
 		for (int j = 0; j < 4; ++j)
 			v4_set3(v[j], v3_mad(v3_of4(*v[j]), corr, v[j]->w * wgt[j] * f));

@@ -5,11 +5,18 @@
 #include "../engine/world.h"
 
 #include <stdatomic.h>
+#include <string.h>
 
 // Moves a point that rides on the collider from its substep-end pose back to its
 // substep-start pose: the collider's own displacement at that point over the substep.
+// A collider that did not turn moves every point by its translation, exactly: the round
+// trip through its frame would leave a rounding vector of ~1e-8 m, the same in every
+// substep, which static friction would then hold the contact to (a cloth resting on a
+// tilted plane crept down it at 2e-5 m/s, stretched, and broke away).
 static pbd_v3 collider_displacement(const pbd_collider *c, pbd_v3 point)
 {
+	if (memcmp(&c->sub_start.q, &c->sub_end.q, sizeof c->sub_end.q) == 0)
+		return v3_sub(c->sub_end.p, c->sub_start.p);
 	pbd_v3 local = quat_rotate(quat_conj(c->sub_end.q), v3_sub(point, c->sub_end.p));
 	pbd_v3 before = v3_add(quat_rotate(c->sub_start.q, local), c->sub_start.p);
 	return v3_sub(point, before);
@@ -30,7 +37,8 @@ static bool solve_contact(pbd_world *world, const pbd_collider_contact *ct)
 	pos = v3_mad(pos, n, depth);
 	pbd_v3 moved = v3_sub(pos, v3_of4(world->x[ct->particle]));
 	pbd_v3 relative = v3_sub(moved, collider_displacement(c, pos));
-	pos = v3_add(pos, pbd_friction_correction(relative, n, depth, ct->static_friction, ct->kinetic_friction));
+	pbd_friction_pair mu = pbd_collider_friction(world, world->owner[ct->particle], c);
+	pos = v3_add(pos, pbd_friction_correction(relative, n, depth, mu.static_friction, mu.kinetic_friction));
 	v4_set3(p, pos);
 	return true;
 }
@@ -123,9 +131,7 @@ static bool side_at_start(const pbd_world *w, const pbd_collider *c, const uint3
 static void triangle_friction(pbd_world *w, const pbd_collider *c, const uint32_t v[3], const double bary[3],
 			      pbd_v3 n, float depth, float wsum)
 {
-	const pbd_cloth *cloth = &w->cloths[w->owner[v[0]]];
-	float mu_s = sqrtf(cloth->material.static_friction * c->static_friction);
-	float mu_k = sqrtf(cloth->material.kinetic_friction * c->kinetic_friction);
+	pbd_friction_pair mu = pbd_collider_friction(w, w->owner[v[0]], c);
 	pbd_v3 point = v3(0, 0, 0), moved = v3(0, 0, 0);
 	for (int j = 0; j < 3; ++j) {
 		pbd_v3 pj = v3_of4(w->p[v[j]]);
@@ -133,7 +139,7 @@ static void triangle_friction(pbd_world *w, const pbd_collider *c, const uint32_
 		moved = v3_mad(moved, v3_sub(pj, v3_of4(w->x[v[j]])), (float)bary[j]);
 	}
 	pbd_v3 relative = v3_sub(moved, collider_displacement(c, point));
-	pbd_v3 corr = v3_scale(pbd_friction_correction(relative, n, depth, mu_s, mu_k), 1.0f / wsum);
+	pbd_v3 corr = v3_scale(pbd_friction_correction(relative, n, depth, mu.static_friction, mu.kinetic_friction), 1.0f / wsum);
 	for (int j = 0; j < 3; ++j)
 		if (w->p[v[j]].w > 0.0f)
 			v4_set3(&w->p[v[j]], v3_mad(v3_of4(w->p[v[j]]), corr, (float)bary[j]));

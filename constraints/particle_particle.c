@@ -33,7 +33,8 @@ int pbd_particle_particle_solve(pbd_world *w)
 		v4_set3(a, v3_mad(v3_of4(*a), n, wa * dl));
 		v4_set3(b, v3_mad(v3_of4(*b), n, -wb * dl));
 		pbd_v3 moved = v3_sub(v3_sub(v3_of4(*a), v3_of4(w->x[c->i])), v3_sub(v3_of4(*b), v3_of4(w->x[c->j])));
-		pbd_v3 corr = pbd_friction_correction(moved, n, depth, c->static_friction, c->kinetic_friction);
+		pbd_friction_pair mu = pbd_bodies_friction(w, w->owner[c->i], w->owner[c->j]);
+		pbd_v3 corr = pbd_friction_correction(moved, n, depth, mu.static_friction, mu.kinetic_friction);
 		v4_set3(a, v3_mad(v3_of4(*a), corr, wa / wsum));
 		v4_set3(b, v3_mad(v3_of4(*b), corr, -wb / wsum));
 	}

@@ -35,7 +35,8 @@ static bool push_apart(pbd_world *w, const pbd_vt_contact *c, pbd_v3 n, float de
 	pbd_v3 moved = v3_sub(v3_of4(*q), v3_of4(w->x[c->q]));
 	for (int j = 0; j < 3; ++j)
 		moved = v3_mad(moved, v3_sub(v3_of4(*tv[j]), v3_of4(w->x[t[j]])), -b[j]);
-	pbd_v3 corr = pbd_friction_correction(moved, n, depth, c->static_friction, c->kinetic_friction);
+	pbd_friction_pair mu = pbd_bodies_friction(w, w->owner[c->q], w->tri_owner[c->tri]);
+	pbd_v3 corr = pbd_friction_correction(moved, n, depth, mu.static_friction, mu.kinetic_friction);
 	float f = 1.0f / wsum;
 	v4_set3(q, v3_mad(v3_of4(*q), corr, q->w * f));
 	for (int j = 0; j < 3; ++j)

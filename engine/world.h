@@ -87,23 +87,17 @@ typedef struct pbd_vt_contact {
 	uint32_t q;                // the vertex (or free particle)
 	uint32_t tri;              // index into world->tri
 	float thickness;           // distance kept between the vertex and the triangle
-	float static_friction;
-	float kinetic_friction;
 	bool ball;                 // q is a free particle: kept off the whole closed triangle
 } pbd_vt_contact;
 
 typedef struct pbd_ee_contact {
 	uint32_t a, b;             // indices into world->edge
 	float thickness;
-	float static_friction;
-	float kinetic_friction;
 } pbd_ee_contact;
 
 typedef struct pbd_pp_contact {
 	uint32_t i, j;
 	float distance;            // sum of radii
-	float static_friction;
-	float kinetic_friction;
 	uint8_t cloth_side;        // a free particle against a cloth vertex: 1 when i is the cloth's, 2 when j is
 } pbd_pp_contact;
 
@@ -119,6 +113,18 @@ typedef struct pbd_pp_contact {
 static inline float pbd_ball_contact_inverse_mass(float cloth_w, float ball_w, float ratio)
 {
 	return ratio > 0.0f && ball_w > 0.0f ? fminf(cloth_w, ratio * ball_w) : cloth_w;
+}
+
+// Friction of a contact: the geometric mean of both sides' coefficients, mixed when the
+// contact is solved from the bodies' (and collider's) coefficients as they are now, so that a
+// setter takes effect at the next step; candidates live across steps and were once stale.
+typedef struct pbd_friction_pair {
+	float static_friction, kinetic_friction;
+} pbd_friction_pair;
+
+static inline pbd_friction_pair pbd_mix_friction(float static_a, float kinetic_a, float static_b, float kinetic_b)
+{
+	return (pbd_friction_pair){sqrtf(static_a * static_b), sqrtf(kinetic_a * kinetic_b)};
 }
 
 // The pair search runs in chunks (threads take chunks); each chunk fills its own lists, which
@@ -170,8 +176,6 @@ typedef struct pbd_collider_contact {
 	uint32_t particle;         // world particle index
 	uint32_t collider;         // collider slot
 	float radius;              // distance the particle keeps from the surface
-	float static_friction;     // combined coefficients
-	float kinetic_friction;
 } pbd_collider_contact;
 
 struct pbd_world {
@@ -259,6 +263,19 @@ struct pbd_world {
 	int64_t allocations;
 	char error[PBD_ERROR_CAPACITY];
 };
+
+// The friction of a contact between bodies (slots) a and b, and of body a against a collider.
+static inline pbd_friction_pair pbd_bodies_friction(const pbd_world *w, uint32_t a, uint32_t b)
+{
+	const pbd_cloth_material *ma = &w->cloths[a].material, *mb = &w->cloths[b].material;
+	return pbd_mix_friction(ma->static_friction, ma->kinetic_friction, mb->static_friction, mb->kinetic_friction);
+}
+
+static inline pbd_friction_pair pbd_collider_friction(const pbd_world *w, uint32_t body, const pbd_collider *c)
+{
+	const pbd_cloth_material *m = &w->cloths[body].material;
+	return pbd_mix_friction(m->static_friction, m->kinetic_friction, c->static_friction, c->kinetic_friction);
+}
 
 // Every per-particle array of the world, for code that grows, shifts or frees them together.
 #define PBD_PARTICLE_ARRAYS(X) \
