@@ -152,16 +152,28 @@ static int slide_cloth(twin *t)
 	return 0;
 }
 
-static pbd_result cloth_slippery(twin *t)
+// The cloth's material with one change, through pbd_cloth_set_material.
+static pbd_result edit_material(twin *t, void (*edit)(pbd_cloth_material *m))
 {
 	pbd_cloth_material m;
 	pbd_result r = pbd_cloth_get_material(t->w, t->cloth, &m);
 	if (r != PBD_OK)
 		return r;
-	m.static_friction = 0.1f;
-	m.kinetic_friction = 0.05f;
+	edit(&m);
 	return pbd_cloth_set_material(t->w, t->cloth, &m);
 }
+
+static void slippery(pbd_cloth_material *m)
+{
+	m->static_friction = 0.1f;
+	m->kinetic_friction = 0.05f;
+}
+static void thick(pbd_cloth_material *m) { m->thickness = 0.03f; }
+static void self_blind(pbd_cloth_material *m) { m->self_collision = 0; }
+
+static pbd_result cloth_slippery(twin *t) { return edit_material(t, slippery); }
+static pbd_result thicker(twin *t) { return edit_material(t, thick); }
+static pbd_result no_self_collision(twin *t) { return edit_material(t, self_blind); }
 
 static int cloth_friction_takes_effect(void)
 {
@@ -188,26 +200,6 @@ static int falling_strip(twin *t)
 	d.position[1] = 1.6f;  // its lower end reaches the floor after about 0.5 s (frame 30)
 	CHECK_OK(pbd_cloth_create(t->w, &d, &t->cloth));
 	return 0;
-}
-
-static pbd_result thicker(twin *t)
-{
-	pbd_cloth_material m;
-	pbd_result r = pbd_cloth_get_material(t->w, t->cloth, &m);
-	if (r != PBD_OK)
-		return r;
-	m.thickness = 0.03f;
-	return pbd_cloth_set_material(t->w, t->cloth, &m);
-}
-
-static pbd_result no_self_collision(twin *t)
-{
-	pbd_cloth_material m;
-	pbd_result r = pbd_cloth_get_material(t->w, t->cloth, &m);
-	if (r != PBD_OK)
-		return r;
-	m.self_collision = 0;
-	return pbd_cloth_set_material(t->w, t->cloth, &m);
 }
 
 static int thickness_takes_effect(void)
