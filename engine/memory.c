@@ -24,6 +24,8 @@ void *pbd_alloc(pbd_world *world, size_t size)
 		if (world->bytes_live > world->bytes_peak)
 			world->bytes_peak = world->bytes_live;
 		world->allocations++;
+	} else {
+		world->allocation_failures++;
 	}
 	return ptr;
 }
@@ -44,8 +46,10 @@ void *pbd_alloc_array(pbd_world *world, size_t count, size_t size)
 {
 	if (count == 0 || size == 0)
 		return NULL;
-	if (count > SIZE_MAX / size)
+	if (count > SIZE_MAX / size) {
+		world->allocation_failures++;
 		return NULL;
+	}
 	void *ptr = pbd_alloc(world, count * size);
 	if (ptr)
 		memset(ptr, 0, count * size);

@@ -495,6 +495,21 @@ static void finalize(pbd_world *w, float dt)
 		w->colliders[i].pose_start = w->colliders[i].sub_start = w->colliders[i].sub_end = w->colliders[i].pose_end;
 }
 
+// When an allocation failed during the substep (contact lists, guard or carry scratch), some
+// pairs may not have been found or swept, and the guard cannot vouch for the motion x -> p.
+// The free particles then keep x, where the last substep left them free of crossings; the
+// step goes on and says so in its result. Kinematic particles follow their path as always.
+// Returns whether it held them.
+static bool hold_if_unchecked(pbd_world *w, int64_t failures_before)
+{
+	if (w->allocation_failures == failures_before)
+		return false;
+	for (int i = 0; i < w->particle_count; ++i)
+		if (!w->pinned[i])
+			w->p[i] = w->x[i];
+	return true;
+}
+
 pbd_result pbd_world_step(pbd_world *w, float dt)
 {
 	if (!w)
@@ -509,6 +524,7 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 	float h = dt / (float)substeps, inv_h = 1.0f / h, inv_h2 = inv_h * inv_h;
 	int touching = 0, vt_touching = 0, ee_touching = 0, pp_touching = 0;
 	int64_t ccd_tested = 0, ccd_hits = 0;
+	int held_substeps = 0;
 	w->stats.broad_phase_builds = 0;
 	bool air = air_is_on(w);
 	if (air) {
@@ -530,13 +546,13 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 		pbd_attachments_substep(w, t1);
 		double t2 = now_ms();
 		stage[PBD_STAGE_PREDICT] += t2 - t;
-		// Out of memory while growing contact lists: keep what was found and say so.
-		if (!pbd_pairs_covered(w) && !pbd_pairs_find(w, substeps - sub, h))
-			pbd_fail(w, PBD_ERR_OUT_OF_MEMORY, "out of memory for contacts; some were skipped");
+		// Out of memory anywhere in the contact search, carry or guard: see hold_if_unchecked.
+		int64_t failures = w->allocation_failures;
+		if (!pbd_pairs_covered(w))
+			pbd_pairs_find(w, substeps - sub, h);
 		t = now_ms();
 		stage[PBD_STAGE_BROAD_PHASE] += t - t2;
-		if (!pbd_collider_contacts_find(w))
-			pbd_fail(w, PBD_ERR_OUT_OF_MEMORY, "out of memory for collider contacts; some were skipped");
+		pbd_collider_contacts_find(w);
 		t2 = now_ms();
 		stage[PBD_STAGE_NARROW_PHASE] += t2 - t;
 		pbd_attachments_reset(w);
@@ -558,8 +574,7 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 		// (cloth pulled along by a fast collider): look again and push them out once more.
 		t = now_ms();
 		if (w->collider_capacity > 0) {
-			if (!pbd_collider_contacts_find(w))
-				pbd_fail(w, PBD_ERR_OUT_OF_MEMORY, "out of memory for collider contacts; some were skipped");
+			pbd_collider_contacts_find(w);
 			// Triangles over a round collider share vertices: pushing one off can pull its
 			// neighbour in, so the pushes repeat (a few passes) while some triangle was deep.
 			for (int pass = 0; pass < COLLIDER_TRIANGLE_PASSES; ++pass) {
@@ -578,8 +593,7 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 		// The projection may have moved a particle out of its region: the guard needs every
 		// pair that the final motion x -> p can bring together.
 		if (!pbd_pairs_covered(w)) {
-			if (!pbd_pairs_find(w, substeps - sub, h))
-				pbd_fail(w, PBD_ERR_OUT_OF_MEMORY, "out of memory for contacts; some were skipped");
+			pbd_pairs_find(w, substeps - sub, h);
 			t2 = now_ms();
 			stage[PBD_STAGE_BROAD_PHASE] += t2 - t;
 			t = t2;
@@ -587,6 +601,7 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 		ccd_hits += pbd_ccd_guard(w, &ccd_tested);
 		if (carried)
 			pbd_collider_carry_end(w);
+		held_substeps += hold_if_unchecked(w, failures);
 		t2 = now_ms();
 		stage[PBD_STAGE_CCD] += t2 - t;
 		update(w, h, inv_h);
@@ -606,5 +621,9 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 	w->stats.steps++;
 	memcpy(w->stats.stage_ms, stage, sizeof stage);
 	w->stats.step_ms = now_ms() - t_step;
+	if (held_substeps > 0)
+		return pbd_fail(w, PBD_ERR_OUT_OF_MEMORY,
+				"out of memory for contacts: free particles kept their places in %d of %d substeps",
+				held_substeps, substeps);
 	return PBD_OK;
 }

@@ -261,6 +261,9 @@ struct pbd_world {
 	size_t bytes_live;
 	size_t bytes_peak;
 	int64_t allocations;
+	// Allocations that failed (memory.c): the step compares it before and after a substep
+	// to learn whether the substep's contact search, carry or guard went without memory.
+	int64_t allocation_failures;
 	char error[PBD_ERROR_CAPACITY];
 };
 

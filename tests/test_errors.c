@@ -3,6 +3,8 @@
 // the world is stepped beside an untouched twin and must match it bit for bit.
 #include <stdlib.h>
 
+#include "intersect_check.h"
+#include "scenes.h"
 #include "test.h"
 
 typedef struct twins {
@@ -659,6 +661,88 @@ static int out_of_memory(void)
 	return 0;
 }
 
+// Crossing triangle pairs among the scene's cloths, by the independent check.
+static long scene_crossings(pbd_world *w, const demo_scene_state *st)
+{
+	check_mesh meshes[DEMO_MAX_CLOTHS];
+	for (int c = 0; c < st->cloth_count; ++c) {
+		meshes[c].positions = pbd_cloth_positions(w, st->cloths[c], NULL);
+		meshes[c].indices = pbd_cloth_indices(w, st->cloths[c], &meshes[c].triangle_count);
+	}
+	return check_count_intersections(meshes, st->cloth_count);
+}
+
+// Runs `stack` (three cloths landing on each other) with memory that runs out after
+// `allowed` allocations of the run (-1: never) for `frames` frames, then with memory back
+// for as many again. Every step keeps its promise: PBD_OK, or PBD_ERR_OUT_OF_MEMORY after
+// holding what it could not check; either way no triangle crosses another in any frame.
+// *allocations gets the allocations made while memory was short; *refused the steps that
+// said out of memory.
+static int stack_with_memory(int allowed, int frames, long *allocations, int *refused)
+{
+	budget b = {1 << 30, 0};
+	pbd_world_def wd = pbd_world_def_default();
+	wd.allocator = (pbd_allocator){budget_alloc, budget_free, &b};
+	demo_scene_options o = {0};
+	o.res = 12;
+	const demo_scene *scene = demo_scene_find("stack");
+	pbd_world *w;
+	demo_scene_state st;
+	char err[256];
+	CHECK_OK(demo_scene_load_def(scene, &o, &wd, &w, &st, err, sizeof err));
+	int64_t before = pbd_world_get_stats(w).allocations;
+	b.left = allowed < 0 ? 1 << 30 : allowed;
+	*refused = 0;
+	for (int f = 0; f < 2 * frames; ++f) {
+		if (f == frames) {
+			*allocations = (long)(pbd_world_get_stats(w).allocations - before);
+			b.left = 1 << 30;  // memory is back
+		}
+		pbd_result r = demo_scene_step(scene, w, &st, 1.0f / 60.0f);
+		if (r != PBD_OK) {
+			CHECK(r == PBD_ERR_OUT_OF_MEMORY && f < frames);
+			(*refused)++;
+		}
+		long crossings = scene_crossings(w, &st);
+		if (crossings != 0)
+			fprintf(stderr, "  allowed %d, frame %d: %ld crossings (step said %s)\n", allowed, f, crossings,
+				pbd_result_string(r));
+		CHECK(crossings == 0);
+	}
+	// Memory back: it moved on and lies on the floor in layers.
+	for (int c = 0; c < st.cloth_count; ++c) {
+		int n = 0;
+		const float *x = pbd_cloth_positions(w, st.cloths[c], &n);
+		for (int i = 0; i < 3 * n; ++i)
+			CHECK(isfinite(x[i]));
+	}
+	pbd_world_destroy(w);
+	CHECK(b.live == 0);
+	return 0;
+}
+
+// Memory that runs out inside the step, at every allocation of a run in turn.
+static int step_out_of_memory(void)
+{
+	const int frames = 40;
+	long total = 0, unused;
+	int refused = 0;
+	if (stack_with_memory(-1, frames, &total, &refused))
+		return 1;
+	CHECK(refused == 0 && total > 0);
+	int runs = 0, held = 0;
+	for (long k = 0; k <= total; k += total > 30 ? total / 30 : 1) {
+		if (stack_with_memory((int)k, frames, &unused, &refused))
+			return 1;
+		runs++;
+		held += refused > 0;
+	}
+	fprintf(stderr, "  %ld allocations in %d frames; %d runs with memory running out, %d of them reported it; "
+		"no crossings in any frame\n", total, frames, runs, held);
+	CHECK(held > 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const test_case cases[] = {
@@ -666,7 +750,7 @@ int main(int argc, char **argv)
 		TEST(degenerate_triangle), TEST(not_finite), TEST(non_positive), TEST(bad_count),
 		TEST(negative),      TEST(zero_normal), TEST(stale_id),         TEST(unknown_id),
 		TEST(bad_shape),     TEST(out_of_memory), TEST(out_of_range), TEST(pinned_far_away),
-		TEST(thick_cloth), TEST(thick_cloth_many_substeps),
+		TEST(thick_cloth), TEST(thick_cloth_many_substeps), TEST(step_out_of_memory),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

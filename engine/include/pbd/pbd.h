@@ -41,7 +41,9 @@
     MEMORY
         The world owns everything it allocates. pbd_world_def.allocator may route all of it
         through the caller's functions; the default is malloc/free. After the first step,
-        pbd_world_step allocates only when contact buffers must grow.
+        pbd_world_step allocates only when contact buffers must grow; if that fails, the
+        step holds the free particles still for the substep and returns
+        PBD_ERR_OUT_OF_MEMORY.
 
     THREADS
         A world is not thread-safe; use one world per thread or lock around calls. There is
@@ -232,7 +234,10 @@ PBD_API pbd_result pbd_world_create(const pbd_world_def *def, pbd_world **out_wo
 /// Destroys a world and everything in it. NULL is allowed.
 PBD_API void pbd_world_destroy(pbd_world *world);
 
-/// Advances the world by dt seconds (dt > 0, finite) in `substeps` substeps.
+/// Advances the world by dt seconds (dt > 0, finite) in `substeps` substeps. When contact
+/// memory cannot grow during a substep, the free particles keep their places for that
+/// substep (so nothing passes through anything), the step completes, and it returns
+/// PBD_ERR_OUT_OF_MEMORY; the world steps on normally once memory is back.
 PBD_API pbd_result pbd_world_step(pbd_world *world, float dt);
 
 /// Replaces all settings at once after checking them; on error nothing changes.
