@@ -209,6 +209,38 @@ pbd_result pbd_attachment_set_pose(pbd_world *world, pbd_attachment_id id, const
 	return PBD_OK;
 }
 
+pbd_result pbd_attachment_teleport(pbd_world *world, pbd_attachment_id id, const float position[3],
+				   const float rotation[4])
+{
+	pbd_result r;
+	pbd_attachment *a = get_attachment(world, id, &r);
+	if (!a)
+		return r;
+	pbd_pose to;
+	if ((r = check_frame(world, position, rotation, &to)) != PBD_OK)
+		return r;
+	// The rigid motion that takes the frame from where it was at the end of the last step.
+	pbd_pose from = a->pose_start;
+	pbd_quat turn = quat_mul(to.q, quat_conj(from.q));
+	pbd_cloth *c = &world->cloths[a->body];
+	for (int i = c->first; i < c->first + c->count; ++i) {
+		pbd_v3 moved = v3_add(quat_rotate(turn, v3_sub(v3_of4(world->x[i]), from.p)), to.p);
+		r = pbd_check_coordinates(world, &moved.x, 3, "teleported vertex");
+		if (r != PBD_OK)
+			return r;
+	}
+	for (int i = c->first; i < c->first + c->count; ++i) {
+		v4_set3(&world->x[i], v3_add(quat_rotate(turn, v3_sub(v3_of4(world->x[i]), from.p)), to.p));
+		world->p[i] = world->x[i];
+		world->pin_from[i] = v3_add(quat_rotate(turn, v3_sub(world->pin_from[i], from.p)), to.p);
+		world->pin_to[i] = v3_add(quat_rotate(turn, v3_sub(world->pin_to[i], from.p)), to.p);
+		world->v[i] = quat_rotate(turn, world->v[i]);
+	}
+	a->pose_start = a->pose_end = a->sub_end = to;
+	pbd_cloth_refresh_outputs(world, c);
+	return PBD_OK;
+}
+
 pbd_result pbd_attachment_set_compliance(pbd_world *world, pbd_attachment_id id, float compliance)
 {
 	pbd_result r;

@@ -819,6 +819,31 @@ pbd_result pbd_cloth_release_vertex(pbd_world *world, pbd_cloth_id id, int verte
 	return PBD_OK;
 }
 
+pbd_result pbd_cloth_set_velocities(pbd_world *world, pbd_cloth_id id, const float *xyz, int count)
+{
+	pbd_result r;
+	pbd_cloth *c = get_cloth(world, id, &r);
+	if (!c)
+		return r;
+	if (!xyz)
+		return pbd_fail(world, PBD_ERR_NULL_ARGUMENT, "velocities are NULL");
+	if (count != c->count)
+		return pbd_fail(world, PBD_ERR_BAD_COUNT, "%d velocities for a cloth of %d vertices", count, c->count);
+	for (int k = 0; k < count; ++k) {
+		char what[48];
+		snprintf(what, sizeof what, "velocity of vertex %d", k);
+		if (!pbd_finite_n(xyz + 3 * k, 3))
+			return pbd_fail(world, PBD_ERR_NOT_FINITE, "%s is NaN, infinite or beyond 1e12", what);
+		if ((r = pbd_check_velocity(world, xyz + 3 * k, what)) != PBD_OK)
+			return r;
+	}
+	for (int k = 0; k < count; ++k)
+		if (!world->pinned[c->first + k])
+			world->v[c->first + k] = v3_load(xyz + 3 * k);
+	pbd_cloth_refresh_outputs(world, c);
+	return PBD_OK;
+}
+
 pbd_result pbd_cloth_teleport(pbd_world *world, pbd_cloth_id id, const float offset[3], const float velocity[3])
 {
 	pbd_result r;

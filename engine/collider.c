@@ -172,6 +172,22 @@ pbd_result pbd_collider_set_pose(pbd_world *world, pbd_collider_id id, const flo
 	return PBD_OK;
 }
 
+pbd_result pbd_collider_teleport(pbd_world *world, pbd_collider_id id, const float position[3], const float rotation[4])
+{
+	pbd_result r;
+	pbd_collider *c = pbd_collider_lookup(world, id, &r);
+	if (!c)
+		return r;
+	if (!position || !rotation)
+		return pbd_fail(world, PBD_ERR_NULL_ARGUMENT, "position and rotation are required");
+	pbd_pose pose;
+	r = pbd_check_pose(world, position, rotation, "collider", &pose);
+	if (r != PBD_OK)
+		return r;
+	c->pose_start = c->pose_end = c->sub_start = c->sub_end = pose;
+	return PBD_OK;
+}
+
 pbd_result pbd_collider_set_friction(pbd_world *world, pbd_collider_id id, float static_friction, float kinetic_friction)
 {
 	pbd_result r;

@@ -63,6 +63,12 @@ static inline pbd_v3 quat_rotate(pbd_quat q, pbd_v3 v)
 	return v3_add(v3_add(v, v3_scale(t, q.w)), v3_cross(u, t));
 }
 static inline pbd_quat quat_conj(pbd_quat q) { return (pbd_quat){-q.x, -q.y, -q.z, q.w}; }
+// a * b: rotate by b, then by a.
+static inline pbd_quat quat_mul(pbd_quat a, pbd_quat b)
+{
+	return (pbd_quat){a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+			  a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
+}
 static inline pbd_quat quat_nlerp(pbd_quat a, pbd_quat b, float t)
 {
 	// Take the short way round; nlerp is close enough to slerp within one substep.

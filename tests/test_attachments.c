@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Attachments: vertices follow a moving frame (exactly, or through a spring of known
 // compliance), release and re-attach at run time, stale ids and bad input are rejected.
+#include <string.h>
+
 #include "test.h"
 
 static const float kDt = 1.0f / 60.0f;
@@ -303,6 +305,219 @@ static int bad_attachments_rejected(void)
 	return 0;
 }
 
+// The top row of the hanging cloth held by an exact attachment at the origin frame.
+static int held_cloth(pbd_world *w, pbd_cloth_id *cloth, pbd_attachment_id *frame)
+{
+	if (hanging_cloth(w, cloth))
+		return 1;
+	uint32_t top[16];
+	for (int i = 0; i < 16; ++i)
+		top[i] = (uint32_t)i;
+	pbd_attachment_def ad = pbd_attachment_def_default();
+	ad.cloth = *cloth;
+	ad.vertices = top;
+	ad.vertex_count = 16;
+	CHECK_OK(pbd_attachment_create(w, &ad, frame));
+	return 0;
+}
+
+// The largest change of a vertex's distance to any of a few others, in m: 0 for a rigid
+// motion (up to the rounding of coordinates: 7.6e-6 m at 100 m).
+static double worst_distance_change(const float *a, const float *b, int n)
+{
+	double worst = 0.0;
+	for (int i = 0; i < n; ++i)
+		for (int j = 0; j < n; j += 37) {
+			double da = 0.0, db = 0.0;
+			for (int k = 0; k < 3; ++k) {
+				da += pow(a[3 * i + k] - a[3 * j + k], 2);
+				db += pow(b[3 * i + k] - b[3 * j + k], 2);
+			}
+			worst = fmax(worst, fabs(sqrt(db) - sqrt(da)));
+		}
+	return worst;
+}
+
+// A teleported frame takes its whole cloth along rigidly, turning velocities with it, and
+// nothing is swept on the way: the cloth's worst strain stays as it was. The same move by
+// pbd_attachment_set_pose drags the held row 100 m in one step.
+static int attachment_teleport_moves_cloth_rigidly(void)
+{
+	static float before[3 * 256], after[3 * 256], v_before[3 * 256];
+	pbd_world *w;
+	pbd_cloth_id cloth;
+	pbd_attachment_id frame;
+	if (make_world(&w) || held_cloth(w, &cloth, &frame))
+		return 1;
+	for (int f = 0; f < 30; ++f)
+		CHECK_OK(pbd_world_step(w, kDt));
+	int n = 0;
+	const float *x0 = pbd_cloth_positions(w, cloth, &n);
+	memcpy(before, x0, sizeof(float) * 3 * (size_t)n);
+	memcpy(v_before, pbd_cloth_velocities(w, cloth, NULL), sizeof(float) * 3 * (size_t)n);
+	float strain_before = pbd_world_get_stats(w).max_stretch_error;
+	float to[3] = {100.0f, 0.0f, 50.0f}, turn[4];
+	yaw(1.5707963f, turn);  // a quarter turn about y: (x, y, z) -> (z, y, -x)
+	CHECK_OK(pbd_attachment_teleport(w, frame, to, turn));
+	memcpy(after, pbd_cloth_positions(w, cloth, NULL), sizeof(float) * 3 * (size_t)n);
+	const float *v_after = pbd_cloth_velocities(w, cloth, NULL);
+	double worst_place = 0.0, worst_velocity = 0.0;
+	for (int i = 0; i < n; ++i) {
+		const float *x = before + 3 * i, *v = v_before + 3 * i;
+		double expect[3] = {x[2] + to[0], x[1] + to[1], -x[0] + to[2]}, vexpect[3] = {v[2], v[1], -v[0]};
+		for (int k = 0; k < 3; ++k) {
+			worst_place = fmax(worst_place, fabs(after[3 * i + k] - expect[k]));
+			worst_velocity = fmax(worst_velocity, fabs(v_after[3 * i + k] - vexpect[k]));
+		}
+	}
+	double rigid = worst_distance_change(before, after, n);
+	CHECK_OK(pbd_world_step(w, kDt));
+	float strain_after = pbd_world_get_stats(w).max_stretch_error;
+	fprintf(stderr, "teleport: vertices within %.2g m of the rigid move, velocities within %.2g m/s, distances "
+		"kept to %.2g; worst strain %.4f before, %.4f after a step\n", worst_place, worst_velocity, rigid,
+		(double)strain_before, (double)strain_after);
+	CHECK(worst_place < 1e-4 && worst_velocity < 1e-5 && rigid < 3e-5);
+	CHECK(strain_after < strain_before + 0.01f);
+	pbd_world_destroy(w);
+	// The twin moved by pbd_attachment_set_pose is dragged: hugely stretched.
+	if (make_world(&w) || held_cloth(w, &cloth, &frame))
+		return 1;
+	for (int f = 0; f < 30; ++f)
+		CHECK_OK(pbd_world_step(w, kDt));
+	CHECK_OK(pbd_attachment_set_pose(w, frame, to, turn));
+	CHECK_OK(pbd_world_step(w, kDt));
+	CHECK(pbd_world_get_stats(w).max_stretch_error > 10.0f);
+	pbd_world_destroy(w);
+	return 0;
+}
+
+// A collider teleported from one side of a hanging cloth to the other does not pass
+// through it on the way (pbd_collider_set_pose would sweep the cloth aside), and it is at
+// rest where it arrives.
+static float cloth_moved_by_collider(int teleport)
+{
+	static float before[3 * 256];
+	pbd_world *w;
+	pbd_cloth_id cloth;
+	pbd_attachment_id frame;
+	if (make_world(&w) || held_cloth(w, &cloth, &frame))
+		return -1.0f;
+	pbd_collider_def ball = pbd_collider_def_default();
+	ball.type = PBD_SHAPE_SPHERE;
+	ball.radius = 0.2f;
+	ball.position[1] = 2.0f;
+	ball.position[2] = -1.0f;
+	pbd_collider_id id;
+	if (pbd_collider_create(w, &ball, &id) != PBD_OK)
+		return -1.0f;
+	for (int f = 0; f < 60; ++f)
+		pbd_world_step(w, kDt);
+	int n = 0;
+	const float *x0 = pbd_cloth_positions(w, cloth, &n);
+	memcpy(before, x0, sizeof(float) * 3 * (size_t)n);
+	float there[3] = {0.0f, 2.0f, 1.0f}, still[4] = {0, 0, 0, 1};
+	pbd_result r = teleport ? pbd_collider_teleport(w, id, there, still) : pbd_collider_set_pose(w, id, there, still);
+	if (r != PBD_OK)
+		return -1.0f;
+	pbd_world_step(w, kDt);
+	const float *x = pbd_cloth_positions(w, cloth, NULL);
+	float worst = 0.0f;
+	for (int i = 0; i < 3 * n; ++i)
+		worst = fmaxf(worst, fabsf(x[i] - before[i]));
+	pbd_collider_def now;
+	pbd_collider_get_def(w, id, &now);
+	if (now.position[2] != 1.0f)
+		worst = -1.0f;
+	pbd_world_destroy(w);
+	return worst;
+}
+
+static int collider_teleport_sweeps_nothing(void)
+{
+	float teleported = cloth_moved_by_collider(1), swept = cloth_moved_by_collider(0);
+	fprintf(stderr, "collider moved 2 m across the cloth: cloth moved %.3g m (teleport), %.3g m (set_pose)\n",
+		(double)teleported, (double)swept);
+	CHECK(teleported >= 0.0f && teleported < 1e-3f);
+	CHECK(swept > 0.05f);
+	return 0;
+}
+
+// The cloth's momentum per unit mass: its mass-weighted mean velocity.
+static int mean_velocity(pbd_world *w, pbd_cloth_id cloth, const float *v, int n, double mean[3])
+{
+	double mass = 0.0;
+	mean[0] = mean[1] = mean[2] = 0.0;
+	for (int i = 0; i < n; ++i) {
+		float inverse;
+		CHECK_OK(pbd_cloth_get_inverse_mass(w, cloth, i, &inverse));
+		CHECK(inverse > 0.0f);
+		mass += 1.0 / inverse;
+		for (int k = 0; k < 3; ++k)
+			mean[k] += v[3 * i + k] / inverse;
+	}
+	for (int k = 0; k < 3; ++k)
+		mean[k] /= mass;
+	return 0;
+}
+
+// Per-vertex velocities: read back as set; free vertices only; a cloth spinning in a vacuum
+// without gravity keeps the momentum that was set; bad input is refused.
+static int cloth_set_velocities(void)
+{
+	static float v[3 * 256];
+	pbd_world_def wd = pbd_world_def_default();
+	wd.settings.gravity[1] = 0.0f;
+	wd.settings.air_density = 0.0f;
+	pbd_world *w;
+	CHECK_OK(pbd_world_create(&wd, &w));
+	pbd_cloth_id cloth;
+	if (hanging_cloth(w, &cloth))
+		return 1;
+	int n = 0;
+	const float *x = pbd_cloth_positions(w, cloth, &n);
+	for (int i = 0; i < n; ++i) {
+		// A spin of 2 rad/s about the cloth's vertical centre line and a drift of 0.3 m/s.
+		v[3 * i] = -2.0f * x[3 * i + 2] + 0.3f;
+		v[3 * i + 1] = 0.0f;
+		v[3 * i + 2] = 2.0f * x[3 * i];
+	}
+	double mean[3], after[3];
+	if (mean_velocity(w, cloth, v, n, mean))
+		return 1;
+	CHECK(pbd_cloth_set_velocities(w, cloth, v, n - 1) == PBD_ERR_BAD_COUNT);
+	CHECK(pbd_cloth_set_velocities(w, cloth, NULL, n) == PBD_ERR_NULL_ARGUMENT);
+	float saved = v[5];
+	v[5] = NAN;
+	CHECK(pbd_cloth_set_velocities(w, cloth, v, n) == PBD_ERR_NOT_FINITE);
+	v[5] = 2e5f;
+	CHECK(pbd_cloth_set_velocities(w, cloth, v, n) == PBD_ERR_OUT_OF_RANGE);
+	v[5] = saved;
+	const float *now = pbd_cloth_velocities(w, cloth, NULL);
+	for (int i = 0; i < 3 * n; ++i)
+		CHECK(now[i] == 0.0f);  // refused calls changed nothing
+	CHECK_OK(pbd_cloth_set_velocities(w, cloth, v, n));
+	now = pbd_cloth_velocities(w, cloth, NULL);
+	CHECK(memcmp(now, v, sizeof(float) * 3 * (size_t)n) == 0);
+	for (int f = 0; f < 30; ++f)
+		CHECK_OK(pbd_world_step(w, kDt));
+	if (mean_velocity(w, cloth, pbd_cloth_velocities(w, cloth, NULL), n, after))
+		return 1;
+	fprintf(stderr, "set velocities: mean (%.5f %.5f %.5f) set, (%.5f %.5f %.5f) after 0.5 s\n", mean[0], mean[1],
+		mean[2], after[0], after[1], after[2]);
+	for (int k = 0; k < 3; ++k)
+		CHECK_NEAR(after[k], mean[k], 2e-3);  // as free_cloth_keeps_momentum (test_world)
+	// A pinned vertex keeps its own velocity.
+	float at[3] = {0.0f, 2.5f, 0.0f};
+	CHECK_OK(pbd_cloth_pin_vertex(w, cloth, 0, at));
+	CHECK_OK(pbd_world_step(w, kDt));
+	float pinned_v[3];
+	memcpy(pinned_v, pbd_cloth_velocities(w, cloth, NULL), sizeof pinned_v);
+	CHECK_OK(pbd_cloth_set_velocities(w, cloth, v, n));
+	CHECK(memcmp(pbd_cloth_velocities(w, cloth, NULL), pinned_v, sizeof pinned_v) == 0);
+	pbd_world_destroy(w);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const test_case cases[] = {
@@ -310,6 +525,9 @@ int main(int argc, char **argv)
 		TEST(compliant_attachment_sags_by_compliance),
 		TEST(release_and_reattach),
 		TEST(bad_attachments_rejected),
+		TEST(attachment_teleport_moves_cloth_rigidly),
+		TEST(collider_teleport_sweeps_nothing),
+		TEST(cloth_set_velocities),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

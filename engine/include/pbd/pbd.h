@@ -429,6 +429,10 @@ PBD_API const float *pbd_cloth_positions(const pbd_world *world, pbd_cloth_id id
 PBD_API const float *pbd_cloth_normals(const pbd_world *world, pbd_cloth_id id, int *vertex_count);
 /// Velocities in m/s, same layout and lifetime as the positions.
 PBD_API const float *pbd_cloth_velocities(const pbd_world *world, pbd_cloth_id id, int *vertex_count);
+/// Sets every free vertex's velocity from `xyz` (packed float[3] per vertex, `count` = the
+/// cloth's vertex count, else PBD_ERR_BAD_COUNT); pinned vertices and those of exact
+/// attachments keep theirs (their paths set them). Each speed within PBD_MAX_SPEED. On failure nothing changes.
+PBD_API pbd_result pbd_cloth_set_velocities(pbd_world *world, pbd_cloth_id id, const float *xyz, int count);
 /// Triangle indices (3 per triangle, into the cloth's vertices); constant for the cloth's life.
 PBD_API const uint32_t *pbd_cloth_indices(const pbd_world *world, pbd_cloth_id id, int *triangle_count);
 /// Copies up to `capacity` vertices' positions (float[3] each) into out.
@@ -529,6 +533,12 @@ PBD_API pbd_result pbd_collider_destroy(pbd_world *world, pbd_collider_id id);
 /// Moves a collider kinematically: it reaches the pose at the end of the next step, moving
 /// smoothly through the substeps; contacts see its velocity (friction drags cloth along).
 PBD_API pbd_result pbd_collider_set_pose(pbd_world *world, pbd_collider_id id, const float position[3], const float rotation[4]);
+/// Puts the collider at a pose at once, without sweeping the way there (a character that
+/// respawns): nothing between the old and new pose is touched, and the collider is at rest
+/// (velocity zero) until the next pbd_collider_set_pose. Cloth it lands in is pushed out as
+/// by any contact; it is not carried.
+PBD_API pbd_result pbd_collider_teleport(pbd_world *world, pbd_collider_id id, const float position[3],
+					 const float rotation[4]);
 /// Friction coefficients (>= 0) of the collider's side of its contacts.
 PBD_API pbd_result pbd_collider_set_friction(pbd_world *world, pbd_collider_id id, float static_friction, float kinetic_friction);
 /// The collider's current definition (its pose as now).
@@ -574,6 +584,12 @@ PBD_API pbd_result pbd_attachment_destroy(pbd_world *world, pbd_attachment_id id
 /// Moves the frame: it reaches the pose at the end of the next step, moving smoothly (linear
 /// in position, normalised-linear in rotation) through the substeps. Call every frame.
 PBD_API pbd_result pbd_attachment_set_pose(pbd_world *world, pbd_attachment_id id, const float position[3],
+					   const float rotation[4]);
+/// Puts the frame at a pose at once, and its whole cloth with it: every vertex moves by the
+/// frame's rigid motion from where it was at the end of the last step, and every velocity is
+/// turned with it (a cape keeps its motion relative to its character). Nothing is swept on
+/// the way. Other frames holding the same cloth stay where they are: teleport them too.
+PBD_API pbd_result pbd_attachment_teleport(pbd_world *world, pbd_attachment_id id, const float position[3],
 					   const float rotation[4]);
 /// Changes the compliance (>= 0) at run time; 0 makes the vertices kinematic, above 0 frees
 /// them to the spring.
