@@ -346,6 +346,41 @@ static int hang_strain_below_ten_percent(void)
 	return 0;
 }
 
+// The grid's vertex indices, positions and triangle order are as the header documents them.
+static int grid_layout_as_documented(void)
+{
+	pbd_world *w = test_world_vacuum();
+	CHECK(w);
+	pbd_cloth_def d = pbd_cloth_def_default();
+	const int nx = 5, ny = 4;
+	d.grid.res_x = nx;
+	d.grid.res_y = ny;
+	d.grid.width = 2.0f;
+	d.grid.height = 0.9f;
+	pbd_cloth_id id;
+	CHECK_OK(pbd_cloth_create(w, &d, &id));
+	int n = 0, t = 0;
+	const float *x = pbd_cloth_positions(w, id, &n);
+	const uint32_t *tri = pbd_cloth_indices(w, id, &t);
+	CHECK(n == nx * ny && t == 2 * (nx - 1) * (ny - 1));
+	for (int j = 0; j < ny; ++j)
+		for (int i = 0; i < nx; ++i) {
+			const float *p = x + 3 * (j * nx + i);
+			CHECK_NEAR(p[0], ((double)i / (nx - 1) - 0.5) * 2.0, 1e-6);
+			CHECK_NEAR(p[1], 0.0, 1e-6);
+			CHECK_NEAR(p[2], ((double)j / (ny - 1) - 0.5) * 0.9, 1e-6);
+		}
+	for (int j = 0; j + 1 < ny; ++j)
+		for (int i = 0; i + 1 < nx; ++i) {
+			uint32_t a = (uint32_t)(j * nx + i), b = a + 1, c = a + (uint32_t)nx, dd = c + 1;
+			const uint32_t *k = tri + 6 * (j * (nx - 1) + i);
+			uint32_t even[6] = {a, c, dd, a, dd, b}, odd[6] = {a, c, b, b, c, dd};
+			CHECK(memcmp(k, (i + j) % 2 == 0 ? even : odd, sizeof even) == 0);
+		}
+	pbd_world_destroy(w);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const test_case cases[] = {
@@ -354,6 +389,7 @@ int main(int argc, char **argv)
 		TEST(incline_kinetic_friction_slides),    TEST(free_cloth_keeps_momentum),
 		TEST(air_terminal_velocity),              TEST(wind_blows_cloth),
 		TEST(scenes_stay_finite),                 TEST(hang_strain_below_ten_percent),
+		TEST(grid_layout_as_documented),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

@@ -345,9 +345,13 @@ typedef struct pbd_cloth_material {
 /// The default material (each field's default is given above).
 PBD_API pbd_cloth_material pbd_cloth_material_default(void);
 
-/// Grid pin flags. The grid's vertex (i, j) lies at local (u, 0, v) with u = (i/(res_x-1) -
-/// 1/2) * width and v = (j/(res_y-1) - 1/2) * height; corner 00 is (i, j) = (0, 0), corner 10
-/// is (res_x-1, 0), and so on. EDGE_U0 pins every vertex with i = 0, EDGE_V0 every j = 0.
+/// Grid pin flags. The grid's vertex (i, j) has index j * res_x + i and lies at local
+/// (u, 0, v) with u = (i/(res_x-1) - 1/2) * width and v = (j/(res_y-1) - 1/2) * height; corner
+/// 00 is (i, j) = (0, 0), corner 10 is (res_x-1, 0), and so on. EDGE_U0 pins every vertex with
+/// i = 0, EDGE_V0 every j = 0. Triangles come two per cell, cells row by row (j outer, i
+/// inner): cell (i, j) has triangles 2 k and 2 k + 1 with k = j * (res_x-1) + i; with a = its
+/// vertex (i, j), b = a + 1, c = a + res_x, d = c + 1 they are (a, c, d), (a, d, b) when i + j
+/// is even and (a, c, b), (b, c, d) when it is odd (the diagonals alternate).
 enum {
 	PBD_PIN_CORNER_00 = 1 << 0,
 	PBD_PIN_CORNER_10 = 1 << 1,
@@ -391,8 +395,10 @@ typedef struct pbd_cloth_def {
 	/// not move unless moved with pbd_cloth_pin_vertex.
 	const uint32_t *pinned;
 	int pinned_count;
-	/// Pose: local positions are rotated by the unit quaternion rotation (x, y, z, w) and
-	/// then moved by position. Default identity at the origin.
+	/// Pose: local positions are rotated by the quaternion rotation (x, y, z, w) and then
+	/// moved by position. Default identity at the origin. Every rotation this header takes
+	/// (cloths, colliders, attachments) is normalised; one of zero length is refused with
+	/// PBD_ERR_ZERO_NORMAL.
 	float position[3];
 	float rotation[4];
 	/// Initial velocity of every vertex, m/s. Default 0.
@@ -504,6 +510,13 @@ typedef enum pbd_shape_type {
 	PBD_SHAPE_COUNT
 } pbd_shape_type;
 
+/// What each shape keeps off: every shape keeps cloth vertices and free particles outside it
+/// by their radius (half the cloth's thickness). Spheres and capsules also keep the inside of
+/// cloth triangles off (a stretched triangle cannot reach over them between its vertices);
+/// planes and boxes keep only vertices off, so a box's edge or corner can come closer to a
+/// cloth's mid-surface than its thickness between vertices (a 64 x 64 cloth on the ridge of a
+/// box turned 45 degrees: 3.3 mm inside it at 10 substeps, 3.6 cm at 1 substep).
+///
 /// Collider definition. Get one from pbd_collider_def_default(): the floor plane y = 0.
 /// A plane is given by `normal` and `offset` (the points x with n.x = offset; the normal
 /// need not be unit length, the offset is then scaled with it); its position and rotation
