@@ -142,7 +142,7 @@ pbd_result pbd_attachment_create(pbd_world *world, const pbd_attachment_def *def
 			if (def->vertices[j] == v)
 				return pbd_fail(world, PBD_ERR_REPEATED_INDEX, "vertex %u is attached twice", v);
 		if (def->compliance == 0.0f && held_elsewhere(world, NULL, body, v))
-			return pbd_fail(world, PBD_ERR_REPEATED_INDEX, "vertex %u is already held by another attachment", v);
+			return pbd_fail(world, PBD_ERR_VERTEX_HELD, "vertex %u is already held by another attachment", v);
 	}
 	int slot = free_slot(world);
 	if (slot < 0)
@@ -209,6 +209,11 @@ pbd_result pbd_attachment_set_pose(pbd_world *world, pbd_attachment_id id, const
 	return PBD_OK;
 }
 
+bool pbd_attachment_holds(const pbd_world *world, uint32_t body, uint32_t vertex)
+{
+	return held_elsewhere(world, NULL, body, vertex);
+}
+
 pbd_result pbd_attachment_teleport(pbd_world *world, pbd_attachment_id id, const float position[3],
 				   const float rotation[4])
 {
@@ -252,7 +257,7 @@ pbd_result pbd_attachment_set_compliance(pbd_world *world, pbd_attachment_id id,
 	if (compliance == 0.0f && a->compliance > 0.0f) {
 		for (int k = 0; k < a->count; ++k)
 			if (held_elsewhere(world, a, a->body, a->vertices[k]))
-				return pbd_fail(world, PBD_ERR_REPEATED_INDEX,
+				return pbd_fail(world, PBD_ERR_VERTEX_HELD,
 						"vertex %u is already held by another attachment", a->vertices[k]);
 		a->compliance = 0.0f;
 		make_kinematic(world, a);

@@ -785,6 +785,13 @@ pbd_result pbd_cloth_get_inverse_mass(const pbd_world *world, pbd_cloth_id id, i
 	return PBD_OK;
 }
 
+static pbd_result held_vertex(pbd_world *world, int vertex, const char *what)
+{
+	return pbd_fail(world, PBD_ERR_VERTEX_HELD,
+			"vertex %d is held by an exact attachment and cannot be %s: destroy the attachment or make it "
+			"compliant first", vertex, what);
+}
+
 pbd_result pbd_cloth_pin_vertex(pbd_world *world, pbd_cloth_id id, int vertex, const float position[3])
 {
 	pbd_result r;
@@ -796,6 +803,8 @@ pbd_result pbd_cloth_pin_vertex(pbd_world *world, pbd_cloth_id id, int vertex, c
 	r = pbd_check_coordinates(world, position, 3, "pin position");
 	if (r != PBD_OK)
 		return r;
+	if (pbd_attachment_holds(world, (uint32_t)(c - world->cloths), (uint32_t)vertex))
+		return held_vertex(world, vertex, "pinned");
 	int k = c->first + vertex;
 	if (!world->pinned[k]) {
 		world->pinned[k] = 1;
@@ -813,6 +822,8 @@ pbd_result pbd_cloth_release_vertex(pbd_world *world, pbd_cloth_id id, int verte
 	pbd_cloth *c = get_vertex(world, id, vertex, &r);
 	if (!c)
 		return r;
+	if (pbd_attachment_holds(world, (uint32_t)(c - world->cloths), (uint32_t)vertex))
+		return held_vertex(world, vertex, "released");
 	int k = c->first + vertex;
 	world->pinned[k] = 0;
 	world->x[k].w = world->p[k].w = world->inv_mass_free[k];

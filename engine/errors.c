@@ -12,7 +12,7 @@ const char *pbd_result_string(pbd_result result)
 	case PBD_ERR_NULL_ARGUMENT: return "a required pointer was NULL";
 	case PBD_ERR_BAD_DEF: return "the definition was not made by its pbd_*_def_default() function";
 	case PBD_ERR_INDEX_OUT_OF_RANGE: return "an index is out of range";
-	case PBD_ERR_REPEATED_INDEX: return "a triangle repeats a vertex";
+	case PBD_ERR_REPEATED_INDEX: return "a list of distinct vertices names one twice";
 	case PBD_ERR_DEGENERATE_TRIANGLE: return "a triangle has zero area";
 	case PBD_ERR_NOT_FINITE: return "a value is NaN or infinite";
 	case PBD_ERR_NON_POSITIVE: return "a value that must be positive is not";
@@ -26,6 +26,7 @@ const char *pbd_result_string(pbd_result result)
 	case PBD_ERR_PARSE: return "the text is not a valid mesh file";
 	case PBD_ERR_IO: return "a file could not be read or written";
 	case PBD_ERR_OUT_OF_RANGE: return "a value is beyond what the engine can simulate";
+	case PBD_ERR_VERTEX_HELD: return "the vertex is held by an exact attachment";
 	}
 	return "unknown result code";
 }

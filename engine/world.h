@@ -346,6 +346,8 @@ void pbd_attachments_substep(pbd_world *world, float t1);
 void pbd_attachments_end_step(pbd_world *world);
 void pbd_attachments_remove_body(pbd_world *world, uint32_t body);
 void pbd_attachments_free(pbd_world *world);
+// Whether an exact attachment holds vertex `vertex` (cloth-local) of body slot `body`.
+bool pbd_attachment_holds(const pbd_world *world, uint32_t body, uint32_t vertex);
 // constraints/attachment.c: the springs of compliant attachments.
 void pbd_attachments_solve(pbd_world *world, float inv_h2);
 void pbd_attachments_reset(pbd_world *world);

@@ -196,10 +196,21 @@ static int release_and_reattach(void)
 	const float *x = pbd_cloth_positions(w, cloth, NULL);
 	float held_y = x[1];
 	CHECK_NEAR(held_y, 2.5f, 1e-5);  // the top row, where it was attached
-	// Holding the same vertex twice exactly is refused.
+	// Holding the same vertex twice exactly is refused, and so are pins and releases of it.
 	pbd_attachment_id b;
-	CHECK(pbd_attachment_create(w, &ad, &b) == PBD_ERR_REPEATED_INDEX);
+	CHECK(pbd_attachment_create(w, &ad, &b) == PBD_ERR_VERTEX_HELD);
 	CHECK(b.index1 == 0);
+	float elsewhere[3] = {3.0f, 0.0f, 0.0f};
+	CHECK(pbd_cloth_pin_vertex(w, cloth, (int)corners[0], elsewhere) == PBD_ERR_VERTEX_HELD);
+	CHECK(pbd_cloth_release_vertex(w, cloth, (int)corners[1]) == PBD_ERR_VERTEX_HELD);
+	float held_inverse = 1.0f;
+	CHECK_OK(pbd_cloth_get_inverse_mass(w, cloth, (int)corners[1], &held_inverse));
+	CHECK(held_inverse == 0.0f);  // still held
+	// A compliant attachment does not own its vertices: a pin wins while it lasts.
+	CHECK_OK(pbd_attachment_set_compliance(w, a, 1e-3f));
+	CHECK_OK(pbd_cloth_pin_vertex(w, cloth, (int)corners[0], x));
+	CHECK_OK(pbd_cloth_release_vertex(w, cloth, (int)corners[0]));
+	CHECK_OK(pbd_attachment_set_compliance(w, a, 0.0f));
 	CHECK_OK(pbd_attachment_destroy(w, a));
 	float inv_mass = 0.0f;
 	CHECK_OK(pbd_cloth_get_inverse_mass(w, cloth, 0, &inv_mass));

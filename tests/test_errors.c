@@ -159,6 +159,30 @@ static int repeated_index(void)
 	return twins_agree(&t);
 }
 
+// A vertex held by an exact attachment is not pinned, released or held twice; the world
+// steps on as its twin does.
+static int vertex_held(void)
+{
+	twins t;
+	if (twins_make(&t))
+		return 1;
+	uint32_t v = 5;
+	pbd_attachment_def ad = pbd_attachment_def_default();
+	ad.cloth = t.cloth;
+	ad.vertices = &v;
+	ad.vertex_count = 1;
+	pbd_attachment_id a, b;
+	CHECK_OK(pbd_attachment_create(t.world, &ad, &a));
+	ad.cloth = t.twin_cloth;
+	CHECK_OK(pbd_attachment_create(t.twin, &ad, &b));
+	ad.cloth = t.cloth;
+	float there[3] = {1, 1, 1};
+	EXPECT(PBD_ERR_VERTEX_HELD, pbd_attachment_create(t.world, &ad, &b));
+	EXPECT(PBD_ERR_VERTEX_HELD, pbd_cloth_pin_vertex(t.world, t.cloth, 5, there));
+	EXPECT(PBD_ERR_VERTEX_HELD, pbd_cloth_release_vertex(t.world, t.cloth, 5));
+	return twins_agree(&t);
+}
+
 static int degenerate_triangle(void)
 {
 	twins t;
@@ -750,7 +774,7 @@ int main(int argc, char **argv)
 		TEST(degenerate_triangle), TEST(not_finite), TEST(non_positive), TEST(bad_count),
 		TEST(negative),      TEST(zero_normal), TEST(stale_id),         TEST(unknown_id),
 		TEST(bad_shape),     TEST(out_of_memory), TEST(out_of_range), TEST(pinned_far_away),
-		TEST(thick_cloth), TEST(thick_cloth_many_substeps), TEST(step_out_of_memory),
+		TEST(thick_cloth), TEST(thick_cloth_many_substeps), TEST(step_out_of_memory), TEST(vertex_held),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

@@ -85,7 +85,7 @@ typedef enum pbd_result {
 	PBD_ERR_NULL_ARGUMENT = -1,       ///< a required pointer was NULL
 	PBD_ERR_BAD_DEF = -2,             ///< a def that did not come from its pbd_*_def_default()
 	PBD_ERR_INDEX_OUT_OF_RANGE = -3,  ///< a vertex index >= the vertex count (or negative)
-	PBD_ERR_REPEATED_INDEX = -4,      ///< a triangle names the same vertex twice
+	PBD_ERR_REPEATED_INDEX = -4,      ///< a list that must name distinct vertices names one twice (a triangle, an attachment)
 	PBD_ERR_DEGENERATE_TRIANGLE = -5, ///< a triangle with (near) zero area
 	PBD_ERR_NOT_FINITE = -6,          ///< a NaN or infinite number, or one beyond +-1e12 (PBD_MAX_MAGNITUDE)
 	PBD_ERR_NON_POSITIVE = -7,        ///< mass, dt, size or density <= 0
@@ -99,6 +99,7 @@ typedef enum pbd_result {
 	PBD_ERR_PARSE = -15,              ///< text that is not a valid mesh file (message: file:line)
 	PBD_ERR_IO = -16,                 ///< a file that cannot be opened, read or written
 	PBD_ERR_OUT_OF_RANGE = -17,       ///< finite but beyond what a step can keep finite (see the limits below)
+	PBD_ERR_VERTEX_HELD = -18,        ///< the vertex is held by an exact attachment (see pbd_attachment_create)
 } pbd_result;
 
 /// A short, static description of a result code (never NULL).
@@ -450,8 +451,10 @@ PBD_API pbd_result pbd_cloth_get_inverse_mass(const pbd_world *world, pbd_cloth_
 
 /// Makes a vertex kinematic and moves it to `position` over the next step (it arrives at the
 /// end of the step, moving in a straight line through the substeps). Call every frame to drag.
+/// PBD_ERR_VERTEX_HELD for a vertex of an exact attachment.
 PBD_API pbd_result pbd_cloth_pin_vertex(pbd_world *world, pbd_cloth_id id, int vertex, const float position[3]);
 /// Gives a pinned vertex its mass back; it keeps its position and velocity.
+/// PBD_ERR_VERTEX_HELD for a vertex of an exact attachment (its frame holds it).
 PBD_API pbd_result pbd_cloth_release_vertex(pbd_world *world, pbd_cloth_id id, int vertex);
 /// Moves every vertex by `offset` and sets every free vertex's velocity (NULL keeps it).
 PBD_API pbd_result pbd_cloth_teleport(pbd_world *world, pbd_cloth_id id, const float offset[3], const float velocity[3]);
@@ -588,9 +591,13 @@ typedef struct pbd_attachment_def {
 
 /// An attachment def with no cloth, no vertices, the identity frame and compliance 0.
 PBD_API pbd_attachment_def pbd_attachment_def_default(void);
-/// Attaches the vertices. A vertex may be held exactly by one attachment only
-/// (PBD_ERR_REPEATED_INDEX otherwise). Destroying the cloth destroys its attachments (their
-/// ids become stale).
+/// Attaches the vertices (each once: PBD_ERR_REPEATED_INDEX). An exact attachment
+/// (compliance 0) owns its vertices: a vertex may be held exactly by one attachment only, and
+/// pbd_cloth_pin_vertex and pbd_cloth_release_vertex refuse it while it is held
+/// (PBD_ERR_VERTEX_HELD); destroy the attachment or make it compliant first. An exact
+/// attachment takes over a vertex pinned before, and its destruction releases it. A pin on a
+/// vertex of a compliant attachment wins while it lasts (the spring pulls nothing).
+/// Destroying the cloth destroys its attachments (their ids become stale).
 PBD_API pbd_result pbd_attachment_create(pbd_world *world, const pbd_attachment_def *def, pbd_attachment_id *out_id);
 /// Releases the vertices: they keep their position and velocity and get their mass back.
 PBD_API pbd_result pbd_attachment_destroy(pbd_world *world, pbd_attachment_id id);
