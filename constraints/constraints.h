@@ -101,6 +101,9 @@ void pbd_bending_solve_range(pbd_v4 *p, pbd_bending_constraints *c, int start, i
 bool pbd_tethers_build(pbd_world *world, pbd_tethers *t, int particle_count, const float *inv_mass,
 		       int edge_count, const uint32_t *edges, const pbd_v3 *rest_positions);
 void pbd_tethers_free(pbd_world *world, pbd_tethers *t);
+struct pbd_cloth;
+// Rebuilds a cloth's tethers from what holds it now (tether.c); false when out of memory.
+bool pbd_tethers_rebuild(pbd_world *world, struct pbd_cloth *cloth);
 // The limit is rest * (1 + slack + strain_per_length * rest): strain_per_length is the
 // stretch compliance times the weight per area, the strain a hanging strip of cloth has
 // per metre below its pin, so a soft cloth keeps its physical stretch.

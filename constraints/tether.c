@@ -110,13 +110,14 @@ static bool is_flat(const pbd_v3 *rest, int n, int edge_count, const uint32_t *e
 		hi = v3(fmaxf(hi.x, rest[i].x), fmaxf(hi.y, rest[i].y), fmaxf(hi.z, rest[i].z));
 	}
 	float size = v3_len(v3_sub(hi, lo));
-	// A normal from the two longest-reaching edges out of vertex 0's neighbourhood would do;
-	// the largest cross product among edges at a common start is robust enough here.
-	pbd_v3 normal = v3(0, 0, 0);
-	for (int e = 0; e + 1 < edge_count && e < 64; ++e) {
-		pbd_v3 a = v3_sub(rest[edges[2 * e + 1]], rest[edges[2 * e]]);
-		pbd_v3 b = v3_sub(rest[edges[2 * e + 3]], rest[edges[2 * e + 2]]);
-		pbd_v3 c = v3_cross(a, b);
+	// The normal: the first edge crossed with the edge most across it. Whatever order the
+	// edges come in (mesh order at creation, colour order when the tethers are rebuilt), a
+	// flat sheet has edges across its first one.
+	pbd_v3 normal = v3(0, 0, 0), first = v3(0, 0, 0);
+	for (int e = 0; e < edge_count && !(v3_len2(first) > 0.0f); ++e)
+		first = v3_sub(rest[edges[2 * e + 1]], rest[edges[2 * e]]);
+	for (int e = 0; e < edge_count; ++e) {
+		pbd_v3 c = v3_cross(first, v3_sub(rest[edges[2 * e + 1]], rest[edges[2 * e]]));
 		if (v3_len2(c) > v3_len2(normal))
 			normal = c;
 	}
@@ -249,6 +250,43 @@ bool pbd_tethers_build(pbd_world *world, pbd_tethers *out, int n, const float *i
 	return ok;
 }
 
+// The tethers of a cloth from what holds it now: pinned vertices (at creation, by
+// pbd_cloth_pin_vertex, by exact attachments) and vertices on an attachment's spring. The
+// mesh edges are the stretch constraints; the rest shape is the world's. On failure (out of
+// memory) the old tethers stay.
+bool pbd_tethers_rebuild(pbd_world *w, pbd_cloth *c)
+{
+	int n = c->count, edges = 0;
+	for (int k = 0; k < c->distance.count; ++k)
+		edges += c->distance.kind[k] == PBD_DISTANCE_STRETCH;
+	uint8_t *held = pbd_alloc_array(w, (size_t)n, sizeof *held);
+	float *hold_mass = pbd_alloc_array(w, (size_t)n, sizeof *hold_mass);
+	uint32_t *edge = pbd_alloc_array(w, 2 * (size_t)edges, sizeof *edge);
+	bool ok = held && hold_mass && (edge || edges == 0);
+	if (ok) {
+		pbd_attachments_mark_held(w, (uint32_t)(c - w->cloths), held);
+		for (int i = 0; i < n; ++i)
+			hold_mass[i] = held[i] || w->pinned[c->first + i] ? 0.0f : 1.0f;
+		int e = 0;
+		for (int k = 0; k < c->distance.count; ++k)
+			if (c->distance.kind[k] == PBD_DISTANCE_STRETCH) {
+				edge[2 * e] = c->distance.ij[2 * k];
+				edge[2 * e + 1] = c->distance.ij[2 * k + 1];
+				e++;
+			}
+		pbd_tethers fresh;
+		ok = pbd_tethers_build(w, &fresh, n, hold_mass, edges, edge, w->rest + c->first);
+		if (ok) {
+			pbd_tethers_free(w, &c->tethers);
+			c->tethers = fresh;
+		}
+	}
+	pbd_free_array(w, held, (size_t)n, sizeof *held);
+	pbd_free_array(w, hold_mass, (size_t)n, sizeof *hold_mass);
+	pbd_free_array(w, edge, 2 * (size_t)edges, sizeof *edge);
+	return ok;
+}
+
 void pbd_tethers_free(pbd_world *world, pbd_tethers *t)
 {
 	size_t n = (size_t)t->count;
@@ -278,8 +316,9 @@ void pbd_tethers_solve_range(pbd_v4 *p, const pbd_tethers *t, int start, int end
 	for (int k = start; k < end; ++k) {
 		pbd_v4 *a = &p[t->particle[k]];
 		const pbd_v4 *anchor = &p[t->anchor[k]];
-		// Only while the anchor is still pinned and the particle free.
-		if (anchor->w != 0.0f || a->w == 0.0f)
+		// The anchors are what held the cloth when the tethers were built (rebuilt whenever
+		// that changes); a particle pinned since then is not pulled.
+		if (a->w == 0.0f)
 			continue;
 		pbd_v3 d = v3_sub(v3_of4(*a), v3_of4(*anchor));
 		// A soft material stretches under its own weight; the tether leaves it that room.

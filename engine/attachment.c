@@ -172,6 +172,7 @@ pbd_result pbd_attachment_create(pbd_world *world, const pbd_attachment_def *def
 	world->attachments[slot] = a;
 	if (a.compliance == 0.0f)
 		make_kinematic(world, &world->attachments[slot]);
+	c->holds_changed = true;
 	*out_id = (pbd_attachment_id){(uint32_t)slot + 1, a.generation};
 	return PBD_OK;
 }
@@ -184,6 +185,7 @@ pbd_result pbd_attachment_destroy(pbd_world *world, pbd_attachment_id id)
 		return r;
 	if (a->compliance == 0.0f)
 		release(world, a);
+	world->cloths[a->body].holds_changed = true;
 	free_arrays(world, a);
 	return PBD_OK;
 }
@@ -207,6 +209,16 @@ pbd_result pbd_attachment_set_pose(pbd_world *world, pbd_attachment_id id, const
 		return r;
 	a->pose_end = pose;
 	return PBD_OK;
+}
+
+void pbd_attachments_mark_held(const pbd_world *w, uint32_t body, uint8_t *held)
+{
+	for (int s = 0; s < w->attachment_capacity; ++s) {
+		const pbd_attachment *a = &w->attachments[s];
+		if (a->live && a->body == body)
+			for (int k = 0; k < a->count; ++k)
+				held[a->vertices[k]] = 1;
+	}
 }
 
 bool pbd_attachment_holds(const pbd_world *world, uint32_t body, uint32_t vertex)
@@ -261,10 +273,13 @@ pbd_result pbd_attachment_set_compliance(pbd_world *world, pbd_attachment_id id,
 						"vertex %u is already held by another attachment", a->vertices[k]);
 		a->compliance = 0.0f;
 		make_kinematic(world, a);
+		world->cloths[a->body].holds_changed = true;
 	} else if (compliance > 0.0f && a->compliance == 0.0f) {
 		release(world, a);
 		a->compliance = compliance;
+		world->cloths[a->body].holds_changed = true;
 	} else {
+		// Between two compliances nothing changes what holds the cloth.
 		a->compliance = compliance;
 	}
 	return PBD_OK;

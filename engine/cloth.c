@@ -807,6 +807,7 @@ pbd_result pbd_cloth_pin_vertex(pbd_world *world, pbd_cloth_id id, int vertex, c
 		return held_vertex(world, vertex, "pinned");
 	int k = c->first + vertex;
 	if (!world->pinned[k]) {
+		c->holds_changed = true;
 		world->pinned[k] = 1;
 		world->pin_from[k] = v3_of4(world->x[k]);
 		world->x[k].w = world->p[k].w = 0.0f;
@@ -825,6 +826,7 @@ pbd_result pbd_cloth_release_vertex(pbd_world *world, pbd_cloth_id id, int verte
 	if (pbd_attachment_holds(world, (uint32_t)(c - world->cloths), (uint32_t)vertex))
 		return held_vertex(world, vertex, "released");
 	int k = c->first + vertex;
+	c->holds_changed |= world->pinned[k] != 0;
 	world->pinned[k] = 0;
 	world->x[k].w = world->p[k].w = world->inv_mass_free[k];
 	return PBD_OK;

@@ -495,6 +495,18 @@ static void finalize(pbd_world *w, float dt)
 		w->colliders[i].pose_start = w->colliders[i].sub_start = w->colliders[i].sub_end = w->colliders[i].pose_end;
 }
 
+// Tethers follow whatever holds a cloth at the moment: a cloth whose pins or attachments
+// changed gets new ones before the step (a cape hung on an attachment after creation had
+// none, and stretched 189% at 64 x 64). Out of memory, it keeps its old ones and asks again.
+static void refresh_tethers(pbd_world *w)
+{
+	for (int s = 0; s < w->cloth_capacity; ++s) {
+		pbd_cloth *c = &w->cloths[s];
+		if (c->live && c->kind == PBD_BODY_CLOTH && c->holds_changed && c->material.tether_slack >= 0.0f)
+			c->holds_changed = !pbd_tethers_rebuild(w, c);
+	}
+}
+
 // When an allocation failed during the substep (contact lists, guard or carry scratch), some
 // pairs may not have been found or swept, and the guard cannot vouch for the motion x -> p.
 // The free particles then keep x, where the last substep left them free of crossings; the
@@ -526,6 +538,7 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 	int64_t ccd_tested = 0, ccd_hits = 0;
 	int held_substeps = 0;
 	w->stats.broad_phase_builds = 0;
+	refresh_tethers(w);
 	bool air = air_is_on(w);
 	if (air) {
 		double t = now_ms();

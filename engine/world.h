@@ -69,6 +69,7 @@ typedef struct pbd_cloth {
 	pbd_distance_constraints distance;
 	pbd_bending_constraints bending;
 	pbd_tethers tethers;
+	bool holds_changed;        // pins or attachments changed since the tethers were built
 	float *out_positions;      // packed float[3] per particle, refreshed after each step
 	float *out_normals;
 	float *out_velocities;
@@ -346,6 +347,9 @@ void pbd_attachments_substep(pbd_world *world, float t1);
 void pbd_attachments_end_step(pbd_world *world);
 void pbd_attachments_remove_body(pbd_world *world, uint32_t body);
 void pbd_attachments_free(pbd_world *world);
+// Sets held[v] = 1 for every vertex (cloth-local) of body slot `body` that an attachment
+// holds, exactly or through its spring.
+void pbd_attachments_mark_held(const pbd_world *world, uint32_t body, uint8_t *held);
 // Whether an exact attachment holds vertex `vertex` (cloth-local) of body slot `body`.
 bool pbd_attachment_holds(const pbd_world *world, uint32_t body, uint32_t vertex);
 // constraints/attachment.c: the springs of compliant attachments.

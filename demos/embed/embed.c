@@ -143,7 +143,6 @@ static bool game_create(game *g)
 	cape.position[1] = BODY_Y + 0.65f - 0.375f;
 	cape.position[2] = -(BODY_RADIUS + 0.07f);
 	cape.areal_density = 0.3f;
-	cape.material.tether_slack = -1.0f;
 	if (!check(w, pbd_cloth_create(w, &cape, &g->cloths[BANNERS]), "cape"))
 		return false;
 	uint32_t top[16];

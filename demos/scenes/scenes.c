@@ -417,7 +417,8 @@ static pbd_result create_cape(pbd_world *w, const demo_scene_options *o, demo_sc
 	d.position[0] = CAPE_RADIUS;
 	d.position[1] = shoulder_y - 0.5f * d.grid.height;
 	d.position[2] = -(CAPE_BODY_RADIUS + 0.07f);
-	d.material.tether_slack = -1.0f;  // its pins move with the attachment, not the tethers' way
+	// Its tethers follow the attachment (built when it is attached): the held row moves
+	// rigidly, so they never fight it.
 	d.areal_density = 0.3f;
 	if ((r = add_cloth(w, s, &d)) != PBD_OK)
 		return r;

@@ -333,10 +333,13 @@ typedef struct pbd_cloth_material {
 	/// Default 0.01.
 	float thickness;
 	/// Tether slack: each particle stays within (1 + slack) times its rest geodesic distance
-	/// d of the nearest pin of each nearby pin cluster (long-range attachments, Kim et al.
-	/// 2012), plus the stretch its own weight gives a soft cloth (stretch_compliance times
-	/// weight per area times d, per metre). Tethers assume the pins keep their distances;
-	/// switch them off (negative) for cloth that moving pins stretch apart. Default 0.02.
+	/// d of the nearest held vertex of each nearby cluster of held vertices (long-range
+	/// attachments, Kim et al. 2012), plus the stretch its own weight gives a soft cloth
+	/// (stretch_compliance times weight per area times d, per metre). Held means pinned at
+	/// creation or by pbd_cloth_pin_vertex, or held by an attachment (exact or compliant); the
+	/// tethers are rebuilt at the next step whenever that changes. Tethers assume the held
+	/// vertices keep their distances (one frame moving them rigidly is fine); switch them off
+	/// (negative) for cloth that its holds stretch apart (the twist scene). Default 0.02.
 	float tether_slack;
 	/// 1: the cloth collides with itself (vertex-triangle and edge-edge); 0: it does not
 	/// (it still collides with other cloths, particles and colliders). Default 1.
