@@ -169,7 +169,10 @@ static void count_free(void *ptr, size_t size, void *user)
 static int no_allocation_after_warm_up(void)
 {
 	const char *names[] = {"fold", "drape", "pile", "cape"};
-	const int warm_frames[] = {120, 120, 120, 120}, frames[] = {60, 60, 60, 60};
+	// Contact buffers grow to their high-water marks the first time things meet: the cape's
+	// character meets each banner first at about frames 130, 182, 286 and 384, so its warm-up
+	// is one lap (7 s).
+	const int warm_frames[] = {120, 120, 120, 420}, frames[] = {60, 60, 60, 60};
 	for (int k = 0; k < 4; ++k) {
 		counting_allocator counter = {0};
 		pbd_world_def wd = pbd_world_def_default();
