@@ -2,6 +2,8 @@
 // Compliant attachments: an XPBD zero-length spring from each attached vertex to its place
 // in the moving frame, C = |p - target|. The target has no mass, so the whole correction
 // goes to the vertex: dlambda = (-C - alpha lambda) / (w + alpha), alpha = compliance / h^2.
+// A force limit F bounds the multiplier, |lambda| <= F h^2 (the force is lambda / h^2): the
+// spring then pulls no harder than F, however far the target has run ahead.
 #include "world.h"
 
 void pbd_attachments_reset(pbd_world *w)
@@ -21,6 +23,7 @@ void pbd_attachments_solve(pbd_world *w, float inv_h2)
 		if (!a->live || a->compliance <= 0.0f)
 			continue;
 		float alpha = a->compliance * inv_h2;
+		float limit = a->max_force > 0.0f ? a->max_force / inv_h2 : INFINITY;
 		int first = w->cloths[a->body].first;
 		for (int k = 0; k < a->count; ++k) {
 			pbd_v4 *p = &w->p[first + (int)a->vertices[k]];
@@ -32,7 +35,9 @@ void pbd_attachments_solve(pbd_world *w, float inv_h2)
 			if (c < 1e-9f)
 				continue;
 			float dl = (-c - alpha * a->lambda[k]) / (p->w + alpha);
-			a->lambda[k] += dl;
+			float lambda = clampf(a->lambda[k] + dl, -limit, limit);
+			dl = lambda - a->lambda[k];
+			a->lambda[k] = lambda;
 			v4_set3(p, v3_mad(v3_of4(*p), d, p->w * dl / c));
 		}
 	}

@@ -133,6 +133,10 @@ pbd_result pbd_attachment_create(pbd_world *world, const pbd_attachment_def *def
 	if ((r = check_frame(world, def->position, def->rotation, &pose)) != PBD_OK ||
 	    (r = check_compliance(world, def->compliance)) != PBD_OK)
 		return r;
+	if (!pbd_finite_n(&def->max_force, 1))
+		return pbd_fail(world, PBD_ERR_NOT_FINITE, "attachment max_force is NaN, infinite or beyond 1e12");
+	if (def->max_force < 0.0f)
+		return pbd_fail(world, PBD_ERR_NEGATIVE, "attachment max_force must be >= 0, got %g", (double)def->max_force);
 	uint32_t body = (uint32_t)(c - world->cloths);
 	for (int k = 0; k < def->vertex_count; ++k) {
 		uint32_t v = def->vertices[k];
@@ -166,6 +170,7 @@ pbd_result pbd_attachment_create(pbd_world *world, const pbd_attachment_def *def
 	a.body = body;
 	a.body_generation = c->generation;
 	a.compliance = def->compliance;
+	a.max_force = def->max_force;
 	a.pose_start = a.pose_end = a.sub_end = pose;
 	a.generation = world->attachments[slot].generation + 1;
 	a.live = true;

@@ -103,6 +103,7 @@ pbd_attachment_def pbd_attachment_def_default(void)
 		.position = {0.0f, 0.0f, 0.0f},
 		.rotation = {0.0f, 0.0f, 0.0f, 1.0f},
 		.compliance = 0.0f,
+		.max_force = 0.0f,
 		.internal_cookie = PBD_COOKIE,
 	};
 }

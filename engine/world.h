@@ -43,6 +43,7 @@ typedef struct pbd_attachment {
 	pbd_v3 *offset;            // each vertex's place in the frame
 	float *lambda;             // XPBD multipliers of the springs, reset each substep
 	float compliance;          // 0: kinematic
+	float max_force;           // N per spring, 0: no limit
 	pbd_pose pose_start;       // frame at the start of the step and where the step takes it
 	pbd_pose pose_end;
 	pbd_pose sub_end;          // frame at the end of the current substep

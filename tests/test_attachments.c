@@ -618,6 +618,52 @@ static int release_removes_support(void)
 	return 0;
 }
 
+// A compliant attachment's force limit: a free 2 x 2 cloth in a vacuum without gravity,
+// every vertex on a stiff spring to a frame 10 m away, limited to F per spring. The limit
+// binds in every substep, so the cloth (its stretch constraints keep it whole) gains the
+// impulse 4 F dt: every vertex moves at 4 F dt / M after one step, and no faster.
+static int attachment_force_limit(void)
+{
+	pbd_world_def wd = pbd_world_def_default();
+	wd.settings.gravity[1] = 0.0f;
+	wd.settings.air_density = 0.0f;
+	pbd_world *w;
+	CHECK_OK(pbd_world_create(&wd, &w));
+	pbd_cloth_def d = pbd_cloth_def_default();
+	d.grid.res_x = d.grid.res_y = 2;
+	d.grid.width = d.grid.height = 0.2f;
+	pbd_cloth_id cloth;
+	CHECK_OK(pbd_cloth_create(w, &d, &cloth));
+	uint32_t all[4] = {0, 1, 2, 3};
+	pbd_attachment_def ad = pbd_attachment_def_default();
+	ad.cloth = cloth;
+	ad.vertices = all;
+	ad.vertex_count = 4;
+	ad.compliance = 1e-6f;
+	ad.max_force = 0.05f;
+	pbd_attachment_id frame;
+	CHECK_OK(pbd_attachment_create(w, &ad, &frame));
+	float far[3] = {10.0f, 0.0f, 0.0f}, still[4] = {0, 0, 0, 1};
+	CHECK_OK(pbd_attachment_set_pose(w, frame, far, still));
+	double mass = 0.0;
+	for (int i = 0; i < 4; ++i) {
+		float inverse;
+		CHECK_OK(pbd_cloth_get_inverse_mass(w, cloth, i, &inverse));
+		mass += 1.0 / inverse;
+	}
+	CHECK_OK(pbd_world_step(w, kDt));
+	const float *v = pbd_cloth_velocities(w, cloth, NULL);
+	double expected = 4.0 * ad.max_force * kDt / mass;
+	fprintf(stderr, "force limit %.2f N: vertex speed %.5f m/s after one step, 4 F dt / M = %.5f\n",
+		(double)ad.max_force, (double)v[0], expected);
+	for (int i = 0; i < 4; ++i)
+		CHECK_NEAR(v[3 * i], expected, 1e-3 * expected);
+	ad.max_force = -1.0f;
+	CHECK(pbd_attachment_create(w, &ad, &frame) == PBD_ERR_NEGATIVE);
+	pbd_world_destroy(w);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const test_case cases[] = {
@@ -630,6 +676,7 @@ int main(int argc, char **argv)
 		TEST(cloth_set_velocities),
 		TEST(held_later_held_as_well),
 		TEST(release_removes_support),
+		TEST(attachment_force_limit),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

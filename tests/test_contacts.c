@@ -3,6 +3,7 @@
 // momentum in particle collisions, friction from a moving collider.
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../engine/world.h"
 #include "intersect_check.h"

@@ -589,6 +589,10 @@ typedef struct pbd_attachment_def {
 	/// towards its place by an XPBD zero-length spring (1e-4 gives a few millimetres of give
 	/// for a light cloth).
 	float compliance;
+	/// With compliance > 0: the most force in N each spring may pull with in a substep, >= 0;
+	/// 0 (the default) sets no limit. The springs are solved before contacts, colliders and
+	/// the no-crossing guard, which have the last word.
+	float max_force;
 	int internal_cookie;
 } pbd_attachment_def;
 
