@@ -202,18 +202,26 @@ pbd_result pbd_attachment_check(const pbd_world *world, pbd_attachment_id id)
 	return r;
 }
 
+// The attachment an id names and the frame the arguments give, checked (set_pose, teleport).
+static pbd_attachment *posed_attachment(pbd_world *world, pbd_attachment_id id, const float position[3],
+					const float rotation[4], pbd_pose *pose, pbd_result *r)
+{
+	pbd_attachment *a = get_attachment(world, id, r);
+	if (!a)
+		return NULL;
+	*r = check_frame(world, position, rotation, pose);
+	return *r == PBD_OK ? a : NULL;
+}
+
 pbd_result pbd_attachment_set_pose(pbd_world *world, pbd_attachment_id id, const float position[3],
 				   const float rotation[4])
 {
 	pbd_result r;
-	pbd_attachment *a = get_attachment(world, id, &r);
-	if (!a)
-		return r;
 	pbd_pose pose;
-	if ((r = check_frame(world, position, rotation, &pose)) != PBD_OK)
-		return r;
-	a->pose_end = pose;
-	return PBD_OK;
+	pbd_attachment *a = posed_attachment(world, id, position, rotation, &pose, &r);
+	if (a)
+		a->pose_end = pose;
+	return r;
 }
 
 void pbd_attachments_mark_held(const pbd_world *w, uint32_t body, uint8_t *held)
@@ -235,11 +243,9 @@ pbd_result pbd_attachment_teleport(pbd_world *world, pbd_attachment_id id, const
 				   const float rotation[4])
 {
 	pbd_result r;
-	pbd_attachment *a = get_attachment(world, id, &r);
-	if (!a)
-		return r;
 	pbd_pose to;
-	if ((r = check_frame(world, position, rotation, &to)) != PBD_OK)
+	pbd_attachment *a = posed_attachment(world, id, position, rotation, &to, &r);
+	if (!a)
 		return r;
 	// The rigid motion that takes the frame from where it was at the end of the last step.
 	pbd_pose from = a->pose_start;

@@ -156,36 +156,39 @@ pbd_result pbd_collider_destroy(pbd_world *world, pbd_collider_id id)
 	return PBD_OK;
 }
 
+// The collider an id names and the pose the arguments give, checked (set_pose, teleport).
+static pbd_collider *posed_collider(pbd_world *world, pbd_collider_id id, const float position[3],
+				    const float rotation[4], pbd_pose *pose, pbd_result *r)
+{
+	pbd_collider *c = pbd_collider_lookup(world, id, r);
+	if (!c)
+		return NULL;
+	if (!position || !rotation) {
+		*r = pbd_fail(world, PBD_ERR_NULL_ARGUMENT, "position and rotation are required");
+		return NULL;
+	}
+	*r = pbd_check_pose(world, position, rotation, "collider", pose);
+	return *r == PBD_OK ? c : NULL;
+}
+
 pbd_result pbd_collider_set_pose(pbd_world *world, pbd_collider_id id, const float position[3], const float rotation[4])
 {
 	pbd_result r;
-	pbd_collider *c = pbd_collider_lookup(world, id, &r);
-	if (!c)
-		return r;
-	if (!position || !rotation)
-		return pbd_fail(world, PBD_ERR_NULL_ARGUMENT, "position and rotation are required");
 	pbd_pose pose;
-	r = pbd_check_pose(world, position, rotation, "collider", &pose);
-	if (r != PBD_OK)
-		return r;
-	c->pose_end = pose;
-	return PBD_OK;
+	pbd_collider *c = posed_collider(world, id, position, rotation, &pose, &r);
+	if (c)
+		c->pose_end = pose;
+	return r;
 }
 
 pbd_result pbd_collider_teleport(pbd_world *world, pbd_collider_id id, const float position[3], const float rotation[4])
 {
 	pbd_result r;
-	pbd_collider *c = pbd_collider_lookup(world, id, &r);
-	if (!c)
-		return r;
-	if (!position || !rotation)
-		return pbd_fail(world, PBD_ERR_NULL_ARGUMENT, "position and rotation are required");
 	pbd_pose pose;
-	r = pbd_check_pose(world, position, rotation, "collider", &pose);
-	if (r != PBD_OK)
-		return r;
-	c->pose_start = c->pose_end = c->sub_start = c->sub_end = pose;
-	return PBD_OK;
+	pbd_collider *c = posed_collider(world, id, position, rotation, &pose, &r);
+	if (c)
+		c->pose_start = c->pose_end = c->sub_start = c->sub_end = pose;
+	return r;
 }
 
 pbd_result pbd_collider_set_friction(pbd_world *world, pbd_collider_id id, float static_friction, float kinetic_friction)
