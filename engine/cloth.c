@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mesh_topology.h"
 #include "world.h"
 
 // Everything a new cloth needs, built before the world is touched so that a failure leaves
@@ -134,6 +135,22 @@ static pbd_result build_grid(pbd_world *w, const pbd_cloth_def *def, cloth_build
 	return PBD_OK;
 }
 
+// Two triangles on the same three vertices would fight each other in every contact and
+// bending constraint.
+static pbd_result refuse_repeated_triangle(pbd_world *w, const uint32_t *tri, int nt, int nv)
+{
+	size_t bytes = pbd_mesh_workspace_bytes(nt, nv);
+	void *workspace = bytes ? pbd_alloc(w, bytes) : NULL;
+	if (!workspace)
+		return pbd_fail(w, PBD_ERR_OUT_OF_MEMORY, "out of memory to check %d triangles", nt);
+	int earlier = -1, repeat = pbd_mesh_find_repeated_triangle(tri, nt, workspace, &earlier);
+	pbd_free(w, workspace, bytes);
+	if (repeat >= 0)
+		return pbd_fail(w, PBD_ERR_DUPLICATE_TRIANGLE, "triangle %d (%u %u %u) has the vertices of triangle %d",
+				repeat, tri[3 * repeat], tri[3 * repeat + 1], tri[3 * repeat + 2], earlier);
+	return PBD_OK;
+}
+
 static pbd_result build_mesh(pbd_world *w, const pbd_cloth_def *def, cloth_build *b)
 {
 	int nv = def->mesh.vertex_count, nt = def->mesh.triangle_count;
@@ -168,6 +185,9 @@ static pbd_result build_mesh(pbd_world *w, const pbd_cloth_def *def, cloth_build
 		if (!(twice_area > 1e-6f * longest2) || !(longest2 > 1e-20f))
 			return pbd_fail(w, PBD_ERR_DEGENERATE_TRIANGLE, "triangle %d (%u %u %u) has zero area", t, f[0], f[1], f[2]);
 	}
+	pbd_result r = refuse_repeated_triangle(w, def->mesh.indices, nt, nv);
+	if (r != PBD_OK)
+		return r;
 	b->vertex_count = nv;
 	b->triangle_count = nt;
 	b->rest = pbd_alloc_array(w, (size_t)nv, sizeof *b->rest);

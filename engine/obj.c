@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mesh_topology.h"
 #include "world.h"
 
 #define OBJ_MAX_VERTICES PBD_MAX_PARTICLES
@@ -21,6 +22,8 @@ typedef struct obj_parser {
 	int v_count, v_capacity;
 	uint32_t *f;              // triangles as read
 	int f_count, f_capacity;
+	int *f_line;              // the line each triangle came from
+	int f_line_capacity;
 	int polygons_split;
 	uint32_t *corners;        // one face's corners
 	int corner_capacity;
@@ -166,9 +169,11 @@ static pbd_result parse_face(obj_parser *ps, char *rest)
 		return PARSE_FAIL(ps, "%s:%d: a face needs at least 3 corners, found %d", ps->name, ps->line, n);
 	if (ps->f_count + (n - 2) > OBJ_MAX_TRIANGLES)
 		return PARSE_FAIL(ps, "%s:%d: more than %d triangles", ps->name, ps->line, OBJ_MAX_TRIANGLES);
-	if (!grow((void **)&ps->f, &ps->f_capacity, 3 * (ps->f_count + n - 2), sizeof *ps->f))
+	if (!grow((void **)&ps->f, &ps->f_capacity, 3 * (ps->f_count + n - 2), sizeof *ps->f) ||
+	    !grow((void **)&ps->f_line, &ps->f_line_capacity, ps->f_count + n - 2, sizeof *ps->f_line))
 		return say(ps->error, ps->error_capacity, PBD_ERR_OUT_OF_MEMORY, "%s:%d: out of memory", ps->name, ps->line);
 	for (int k = 1; k + 1 < n; ++k) {  // a fan around the first corner
+		ps->f_line[ps->f_count] = ps->line;
 		uint32_t *tri = ps->f + 3 * ps->f_count++;
 		tri[0] = ps->corners[0];
 		tri[1] = ps->corners[k];
@@ -243,7 +248,27 @@ static bool weld(const float *v, int count, float d, uint32_t *rep)
 	return true;
 }
 
-// Welds (when asked), drops triangles with a repeated corner, leaves out unused vertices.
+// Refuses a triangle that repeats an earlier one (after welding: the doubled face of a
+// careless export would fight itself in every contact), then orients each piece.
+static pbd_result check_topology(obj_parser *ps, int nt, pbd_mesh_topology *out)
+{
+	size_t bytes = pbd_mesh_workspace_bytes(nt, ps->v_count);
+	void *workspace = bytes ? malloc(bytes) : NULL;
+	if (!workspace)
+		return say(ps->error, ps->error_capacity, PBD_ERR_OUT_OF_MEMORY, "%s: out of memory", ps->name);
+	int earlier = -1, repeat = pbd_mesh_find_repeated_triangle(ps->f, nt, workspace, &earlier);
+	if (repeat >= 0) {
+		free(workspace);
+		return PARSE_FAIL(ps, "%s:%d: the face repeats the triangle of line %d (the same three vertices)", ps->name,
+				  ps->f_line[repeat], ps->f_line[earlier]);
+	}
+	pbd_mesh_orient(ps->f, nt, ps->v_count, workspace, out);
+	free(workspace);
+	return PBD_OK;
+}
+
+// Welds (when asked), drops triangles with a repeated corner, refuses repeated triangles,
+// orients the pieces, leaves out unused vertices.
 static pbd_result finish(obj_parser *ps, const pbd_obj_options *o, pbd_mesh *out)
 {
 	uint32_t *map = malloc((size_t)ps->v_count * sizeof *map);
@@ -271,18 +296,20 @@ static pbd_result finish(obj_parser *ps, const pbd_obj_options *o, pbd_mesh *out
 		ps->f[3 * kept] = a;
 		ps->f[3 * kept + 1] = b;
 		ps->f[3 * kept + 2] = c;
+		ps->f_line[kept] = ps->f_line[t];
 		kept++;
 	}
-	if (kept == 0) {
-		free(map);
+	free(map);
+	if (kept == 0)
 		return PARSE_FAIL(ps, "%s: no faces (f lines with three distinct vertices)", ps->name);
-	}
+	pbd_mesh_topology topology;
+	pbd_result r = check_topology(ps, kept, &topology);
+	if (r != PBD_OK)
+		return r;
 	// New numbers in order of first appearance among the vertices, unused ones left out.
 	uint32_t *number = malloc((size_t)ps->v_count * sizeof *number);
-	if (!number) {
-		free(map);
+	if (!number)
 		return say(ps->error, ps->error_capacity, PBD_ERR_OUT_OF_MEMORY, "%s: out of memory", ps->name);
-	}
 	for (int i = 0; i < ps->v_count; ++i)
 		number[i] = UINT32_MAX;
 	for (int k = 0; k < 3 * kept; ++k)
@@ -296,7 +323,6 @@ static pbd_result finish(obj_parser *ps, const pbd_obj_options *o, pbd_mesh *out
 	if (!positions || !indices) {
 		free(positions);
 		free(indices);
-		free(map);
 		free(number);
 		return say(ps->error, ps->error_capacity, PBD_ERR_OUT_OF_MEMORY, "%s: out of memory", ps->name);
 	}
@@ -314,8 +340,12 @@ static pbd_result finish(obj_parser *ps, const pbd_obj_options *o, pbd_mesh *out
 		.vertices_welded = welded,
 		.vertices_unused = ps->v_count - welded - used,
 		.triangles_dropped = dropped,
+		.faces_reoriented = topology.faces_reoriented,
+		.edges_non_manifold = topology.edges_non_manifold,
+		.boundary_loops = topology.boundary_loops,
+		.pieces = topology.pieces,
+		.pieces_not_orientable = topology.pieces_not_orientable,
 	};
-	free(map);
 	free(number);
 	return PBD_OK;
 }
@@ -372,6 +402,7 @@ pbd_result pbd_mesh_parse_obj(const char *text, size_t length, const char *name,
 	free(copy);
 	free(ps.v);
 	free(ps.f);
+	free(ps.f_line);
 	free(ps.corners);
 	return r;
 }

@@ -159,6 +159,22 @@ static int repeated_index(void)
 	return twins_agree(&t);
 }
 
+// Two triangles on the same three vertices (in any order) are refused, the later one named;
+// the world steps on as its twin does.
+static int duplicate_triangle(void)
+{
+	twins t;
+	if (twins_make(&t))
+		return 1;
+	uint32_t idx[9] = {0, 1, 2, 0, 2, 3, 2, 0, 1};
+	pbd_cloth_def d = mesh_def(kQuad, 4, idx, 3);
+	pbd_cloth_id id;
+	EXPECT(PBD_ERR_DUPLICATE_TRIANGLE, pbd_cloth_create(t.world, &d, &id));
+	CHECK(strstr(pbd_world_last_error(t.world), "triangle 2 (2 0 1) has the vertices of triangle 0") != NULL);
+	CHECK(strcmp(pbd_result_string(PBD_ERR_DUPLICATE_TRIANGLE), "unknown result code") != 0);
+	return twins_agree(&t);
+}
+
 // A vertex held by an exact attachment is not pinned, released or held twice; the world
 // steps on as its twin does.
 static int vertex_held(void)
@@ -771,7 +787,7 @@ int main(int argc, char **argv)
 {
 	static const test_case cases[] = {
 		TEST(null_argument), TEST(bad_def),   TEST(index_out_of_range), TEST(repeated_index),
-		TEST(degenerate_triangle), TEST(not_finite), TEST(non_positive), TEST(bad_count),
+		TEST(degenerate_triangle), TEST(duplicate_triangle), TEST(not_finite), TEST(non_positive), TEST(bad_count),
 		TEST(negative),      TEST(zero_normal), TEST(stale_id),         TEST(unknown_id),
 		TEST(bad_shape),     TEST(out_of_memory), TEST(out_of_range), TEST(pinned_far_away),
 		TEST(thick_cloth), TEST(thick_cloth_many_substeps), TEST(step_out_of_memory), TEST(vertex_held),

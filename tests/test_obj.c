@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // OBJ import and export: every index form, polygons, welding, round trips through files
 // (bit for bit), and bad files rejected with file:line messages and no crash.
+#include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -38,19 +39,21 @@ static int index_forms_and_polygons(void)
 			   "f 1/1/1 2/2/1 3/3/1 4/4/1\n"
 			   "v 2 0 0 0.5 0.5 0.5\n"  // x y z with a colour
 			   "f 2//1 5//1 3//1\r\n"   // a CRLF line
-			   "f -4/2 -1/3 -3/4\n"     // = 2 5 3 again
-			   "\tf  1   2    4 \n"
+			   "v 2 0 1.5\n"
+			   "f -2/2 -1/3 -4/4\n"     // = 5 6 3
+			   "\tf  4   3    6 \n"
 			   "l 1 2\n";
 	pbd_mesh m;
 	char err[256];
 	CHECK_OK(parse(text, NULL, &m, err, sizeof err));
-	CHECK(m.vertex_count == 5);
+	CHECK(m.vertex_count == 6);
 	CHECK(m.triangle_count == 2 + 1 + 1 + 1);
 	CHECK(m.polygons_split == 1);
-	// The fan of the quad: (1 2 3) (1 3 4), 0-based.
-	const uint32_t expect[15] = {0, 1, 2, 0, 2, 3, 1, 4, 2, 1, 4, 2, 0, 1, 3};
+	// The fan of the quad: (1 2 3) (1 3 4), 0-based; all wound one way already.
+	const uint32_t expect[15] = {0, 1, 2, 0, 2, 3, 1, 4, 2, 4, 5, 2, 3, 2, 5};
 	for (int k = 0; k < 15; ++k)
 		CHECK(m.indices[k] == expect[k]);
+	CHECK(m.faces_reoriented == 0 && m.pieces == 1 && m.boundary_loops == 1 && m.edges_non_manifold == 0);
 	CHECK(m.positions[12] == 2.0f && m.positions[13] == 0.0f && m.positions[14] == 0.0f);
 	pbd_mesh_free(&m);
 	CHECK(m.positions == NULL && m.vertex_count == 0);
@@ -154,6 +157,8 @@ static int bad_files_rejected(void)
 {
 	static const bad_case cases[] = {
 		{"v 0 0 0\nv 1 0\nv 0 1 0\nf 1 2 3\n", PBD_ERR_PARSE, "mesh.obj:2: a vertex needs 3 coordinates, found 2"},
+		{"v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3\nf 3 2 1\n", PBD_ERR_PARSE,
+		 "mesh.obj:7: the face repeats the triangle of line 5"},
 		{"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2\n", PBD_ERR_PARSE, "mesh.obj:4: a face needs at least 3 corners"},
 		{"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n", PBD_ERR_PARSE, "mesh.obj:4: vertex index 4 is out of range"},
 		{"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -4\n", PBD_ERR_PARSE, "mesh.obj:4: vertex index -4 is out of range"},
@@ -239,6 +244,118 @@ static int bad_files_rejected(void)
 	return 0;
 }
 
+// Independent of the reader: a mesh winds consistently when no directed edge occurs twice
+// (two triangles on one edge run along it in opposite directions).
+static int directed_edge_repeats(const pbd_mesh *m)
+{
+	int n = 3 * m->triangle_count, repeats = 0;
+	for (int a = 0; a < n; ++a) {
+		int ta = a / 3, ka = a % 3;
+		uint32_t u = m->indices[3 * ta + ka], v = m->indices[3 * ta + (ka + 1) % 3];
+		for (int b = a + 1; b < n; ++b) {
+			int tb = b / 3, kb = b % 3;
+			repeats += m->indices[3 * tb + kb] == u && m->indices[3 * tb + (kb + 1) % 3] == v;
+		}
+	}
+	return repeats;
+}
+
+// A grid of (n+1) x (n+1) vertices as OBJ text, two triangles per cell; the faces listed in
+// `flip` are written the other way round.
+static void grid_text(char *out, size_t cap, int n, const int *flip, int flips)
+{
+	size_t len = 0;
+	for (int j = 0; j <= n; ++j)
+		for (int i = 0; i <= n; ++i)
+			len += (size_t)snprintf(out + len, cap - len, "v %d 0 %d\n", i, j);
+	int face = 0;
+	for (int j = 0; j < n; ++j)
+		for (int i = 0; i < n; ++i)
+			for (int half = 0; half < 2; ++half, ++face) {
+				int a = j * (n + 1) + i + 1, b = a + 1, c = a + n + 2, d = a + n + 1;
+				int t[3] = {a, half ? c : b, half ? d : c};
+				bool turned = false;
+				for (int f = 0; f < flips; ++f)
+					turned |= flip[f] == face;
+				len += (size_t)snprintf(out + len, cap - len, "f %d %d %d\n", t[0], turned ? t[2] : t[1],
+							turned ? t[1] : t[2]);
+			}
+}
+
+// Each piece is wound one way (the way most of its faces go), and what was found is counted.
+static int mesh_topology_reported(void)
+{
+	pbd_mesh m;
+	char err[256], text[4096];
+	// One face of a 3 x 3 grid written backwards: it alone is turned.
+	const int one[1] = {7};
+	grid_text(text, sizeof text, 3, one, 1);
+	CHECK_OK(parse(text, NULL, &m, err, sizeof err));
+	CHECK(m.faces_reoriented == 1 && m.pieces == 1 && m.boundary_loops == 1 && m.edges_non_manifold == 0);
+	CHECK(directed_edge_repeats(&m) == 0);
+	CHECK(m.indices[3 * 7 + 1] == m.indices[3 * 6 + 2]);  // face 7 runs a -> c against face 6's c -> a again
+	pbd_mesh_free(&m);
+	// Most faces backwards: the few others are turned instead.
+	const int most[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+	grid_text(text, sizeof text, 3, most, 15);
+	CHECK_OK(parse(text, NULL, &m, err, sizeof err));
+	CHECK(m.faces_reoriented == 3 && directed_edge_repeats(&m) == 0);
+	pbd_mesh_free(&m);
+	// A hole: the middle cell of a 3 x 3 grid left out gives a second boundary loop.
+	const char *ring = "v 0 0 0\nv 1 0 0\nv 2 0 0\nv 3 0 0\nv 0 0 1\nv 1 0 1\nv 2 0 1\nv 3 0 1\n"
+			   "v 0 0 2\nv 1 0 2\nv 2 0 2\nv 3 0 2\nv 0 0 3\nv 1 0 3\nv 2 0 3\nv 3 0 3\n"
+			   "f 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\nf 5 6 10 9\nf 7 8 12 11\n"
+			   "f 9 10 14 13\nf 10 11 15 14\nf 11 12 16 15\n";
+	CHECK_OK(parse(ring, NULL, &m, err, sizeof err));
+	CHECK(m.boundary_loops == 2 && m.pieces == 1 && m.faces_reoriented == 0);
+	pbd_mesh_free(&m);
+	// Two separate triangles, one each way: two pieces, nothing to turn.
+	CHECK_OK(parse("v 0 0 0\nv 1 0 0\nv 0 0 1\nv 5 0 0\nv 6 0 0\nv 5 0 1\nf 1 2 3\nf 4 6 5\n", NULL, &m, err,
+		       sizeof err));
+	CHECK(m.pieces == 2 && m.boundary_loops == 2 && m.faces_reoriented == 0);
+	pbd_mesh_free(&m);
+	// A closed tetrahedron with one face inside out: no boundary; one face turned.
+	CHECK_OK(parse("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 2 4 3\nf 1 4 3\n", NULL, &m, err,
+		       sizeof err));
+	CHECK(m.boundary_loops == 0 && m.pieces == 1 && m.faces_reoriented == 1 && directed_edge_repeats(&m) == 0);
+	pbd_mesh_free(&m);
+	// Three triangles on one edge: a non-manifold edge, across which pieces are not joined.
+	CHECK_OK(parse("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 -1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 2 1 5\n", NULL, &m, err,
+		       sizeof err));
+	CHECK(m.edges_non_manifold == 1 && m.pieces == 3 && m.faces_reoriented == 0);
+	pbd_mesh_free(&m);
+	// A Moebius strip of six quads: no winding fits; it is left as written.
+	size_t len = 0;
+	const int quads = 6;
+	for (int k = 0; k < quads; ++k) {
+		double a = 2.0 * 3.14159265358979 * k / quads, half = 0.5 * a;
+		for (int s = -1; s <= 1; s += 2) {
+			double r = 1.0 + 0.3 * s * cos(half);
+			len += (size_t)snprintf(text + len, sizeof text - len, "v %.6f %.6f %.6f\n", r * cos(a), r * sin(a),
+						0.3 * s * sin(half));
+		}
+	}
+	for (int k = 0; k < quads; ++k) {
+		int a = 2 * k + 1, b = 2 * k + 2, c = 2 * ((k + 1) % quads) + 1, d = c + 1;
+		if (k + 1 == quads) {  // the half twist: the strip's sides swap at the seam
+			int t = c;
+			c = d;
+			d = t;
+		}
+		len += (size_t)snprintf(text + len, sizeof text - len, "f %d %d %d %d\n", a, c, d, b);
+	}
+	CHECK_OK(parse(text, NULL, &m, err, sizeof err));
+	CHECK(m.pieces == 1 && m.pieces_not_orientable == 1 && m.faces_reoriented == 0 && m.boundary_loops == 1);
+	pbd_mesh_free(&m);
+	// Welding can make two faces the same: refused, naming both lines.
+	pbd_obj_options o = pbd_obj_options_default();
+	o.weld_distance = 0.0f;
+	const char *seam = "v 0 0 0\nv 1 0 0\nv 0 0 1\nv 1 0 0\nf 1 2 3\nf 1 4 3\n";
+	CHECK(parse(seam, &o, &m, err, sizeof err) == PBD_ERR_PARSE);
+	CHECK(strstr(err, "mesh.obj:6: the face repeats the triangle of line 5") != NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const test_case cases[] = {
@@ -246,6 +363,7 @@ int main(int argc, char **argv)
 		TEST(welding),
 		TEST(round_trip),
 		TEST(bad_files_rejected),
+		TEST(mesh_topology_reported),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

@@ -367,6 +367,8 @@ static int run(const sim_options *options, pbd_task_pool *pool)
 	       o.frames, o.dt, st.particles, st.triangles, st.constraints, ws.substeps, ws.iterations);
 	printf("median %.3f ms/frame; lowest y %.4f m; max speed %.3g m/s; max stretch %.2f%%%s\n", median,
 	       (double)fig.min_y, (double)fig.max_speed, 100.0 * (double)fig.max_strain, fig.finite ? "" : "; NOT FINITE");
+	if (state.message[0])
+		printf("mesh %s\n", state.message);
 	if (o.json) {
 		printf("{\"scene\":\"%s\",\"frames\":%d,\"dt\":%.9g,\"particles\":%d,\"triangles\":%d,\"constraints\":%d,"
 		       "\"substeps\":%d,\"iterations\":%d,\"ms_per_frame\":%.4f,\"ms_min\":%.4f,\"ms_max\":%.4f,",

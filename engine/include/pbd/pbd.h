@@ -100,6 +100,7 @@ typedef enum pbd_result {
 	PBD_ERR_IO = -16,                 ///< a file that cannot be opened, read or written
 	PBD_ERR_OUT_OF_RANGE = -17,       ///< finite but beyond what a step can keep finite (see the limits below)
 	PBD_ERR_VERTEX_HELD = -18,        ///< the vertex is held by an exact attachment (see pbd_attachment_create)
+	PBD_ERR_DUPLICATE_TRIANGLE = -19, ///< a triangle has the same three vertices as an earlier one
 } pbd_result;
 
 /// A short, static description of a result code (never NULL).
@@ -387,7 +388,10 @@ typedef struct pbd_cloth_def {
 	struct {
 		const float *positions;   ///< vertex_count packed float[3], in local coordinates
 		int vertex_count;         ///< >= 3
-		const uint32_t *indices;  ///< triangle_count * 3 vertex indices
+		/// triangle_count * 3 vertex indices: three distinct vertices per triangle, and no two
+		/// triangles with the same three (PBD_ERR_DUPLICATE_TRIANGLE names the later one). The
+		/// winding is kept as given (pbd_mesh_load_obj makes it consistent).
+		const uint32_t *indices;
 		int triangle_count;       ///< >= 1
 	} mesh;
 	/// Optional per-vertex masses in kg (> 0, vertex_count entries). NULL: masses come
@@ -643,6 +647,14 @@ typedef struct pbd_mesh {
 	int vertices_welded;   ///< vertices merged into an earlier one (pbd_obj_options.weld_distance)
 	int vertices_unused;   ///< vertices no face used, left out
 	int triangles_dropped; ///< triangles that lost a corner to welding (two corners the same)
+	/// Faces turned round so that each piece (triangles joined across edges with exactly two
+	/// triangles) winds one way; of the two ways, the one fewer faces needed, on a tie the
+	/// piece's first face's.
+	int faces_reoriented;
+	int edges_non_manifold;     ///< edges with three or more triangles (pieces are not joined across them)
+	int boundary_loops;         ///< chains of edges with one triangle: the rims and holes
+	int pieces;                 ///< pieces as above
+	int pieces_not_orientable;  ///< pieces no winding fits (a Moebius strip), left as they were
 } pbd_mesh;
 
 /// Get one from pbd_obj_options_default().
@@ -660,8 +672,10 @@ PBD_API pbd_obj_options pbd_obj_options_default(void);
 /// Reads an OBJ file: `v x y z` lines (further numbers, such as w or a colour, are ignored)
 /// and `f` lines of three or more corners in any of the forms v, v/vt, v//vn, v/vt/vn, with
 /// negative (relative) indices; polygons become triangle fans. Other statements (vt, vn, o,
-/// g, s, usemtl, mtllib, l, ...) are skipped. On failure *out is left empty and `error` (if
-/// not NULL) holds "FILE:LINE: what is wrong". options may be NULL (the defaults).
+/// g, s, usemtl, mtllib, l, ...) are skipped. A face with the same three vertices as an
+/// earlier one (after welding, in any order) is refused, naming both lines; each piece is
+/// then wound one way (pbd_mesh.faces_reoriented). On failure *out is left empty and `error`
+/// (if not NULL) holds "FILE:LINE: what is wrong". options may be NULL (the defaults).
 PBD_API pbd_result pbd_mesh_load_obj(const char *path, const pbd_obj_options *options, pbd_mesh *out, char *error,
 				     size_t error_capacity);
 /// The same for OBJ text in memory (length bytes, need not end in a NUL); `name` stands for
