@@ -177,7 +177,43 @@ bool pbd_grid_build(pbd_world *w, pbd_grid *g, const pbd_aabb *boxes, int count,
 		g->bucket_start[b] = g->bucket_start[b - 1];
 	g->bucket_start[0] = 0;
 	g->item_count = n;
+	g->item_peak = maxi(g->item_peak, n);
+	g->bucket_peak = maxi(g->bucket_peak, buckets);
 	return true;
+}
+
+void pbd_grid_trim(pbd_world *w, pbd_grid *g)
+{
+	// Entries and their scratch: sized by the most entries of a build since the last trim.
+	pbd_trim_array(w, (void **)&g->items, &g->item_capacity, g->item_peak, g->item_count, sizeof *g->items);
+	int capacity = g->scratch_capacity;
+	pbd_trim_array(w, (void **)&g->scratch, &capacity, g->item_peak, 0, sizeof *g->scratch);
+	if (capacity != g->scratch_capacity) {  // the buckets' scratch follows: one capacity for both
+		pbd_free_array(w, g->scratch_bucket, (size_t)g->scratch_capacity, sizeof *g->scratch_bucket);
+		g->scratch_bucket = pbd_alloc_array(w, (size_t)capacity, sizeof *g->scratch_bucket);
+		w->trims += g->scratch_bucket != NULL;
+		if (!g->scratch_bucket) {
+			pbd_free_array(w, g->scratch, (size_t)capacity, sizeof *g->scratch);
+			g->scratch = NULL;
+			capacity = 0;
+		}
+		g->scratch_capacity = capacity;
+	}
+	// Buckets: a power of two; cut to twice the most used when four times that was allocated.
+	int buckets = 2 * maxi(g->bucket_peak, 64);
+	if (g->bucket_capacity >= 2 * buckets &&
+	    (size_t)(g->bucket_capacity - buckets) * sizeof *g->bucket_start > PBD_TRIM_MIN_BYTES) {
+		int *fresh = pbd_alloc_array(w, (size_t)buckets + 1, sizeof *fresh);
+		if (fresh) {
+			memcpy(fresh, g->bucket_start, ((size_t)g->bucket_count + 1) * sizeof *fresh);
+			pbd_free_array(w, g->bucket_start, (size_t)g->bucket_capacity + 1, sizeof *g->bucket_start);
+			g->bucket_start = fresh;
+			g->bucket_capacity = buckets;
+			w->trims++;
+		}
+	}
+	g->item_peak = g->item_count;
+	g->bucket_peak = g->bucket_count;
 }
 
 static inline bool overlap(pbd_aabb a, pbd_aabb b)

@@ -323,6 +323,8 @@ static bool collect_live_pairs(pbd_world *w)
 		live += w->guard_live[n];
 	if (!reserve(w, (void **)&w->guard_pairs, &w->guard_pairs_capacity, live, sizeof *w->guard_pairs))
 		return false;
+	w->guard_live_peak = maxi(w->guard_live_peak, total);
+	w->guard_pairs_peak = maxi(w->guard_pairs_peak, live);
 	w->guard_pair_count = 0;
 	for (int n = 0; n < total; ++n)
 		if (w->guard_live[n])
@@ -397,4 +399,12 @@ int pbd_ccd_guard(pbd_world *w, int64_t *tested)
 		++round;
 	}
 	return caught;
+}
+
+void pbd_ccd_trim(pbd_world *w)
+{
+	pbd_trim_array(w, (void **)&w->guard_live, &w->guard_live_capacity, w->guard_live_peak, 0, sizeof *w->guard_live);
+	pbd_trim_array(w, (void **)&w->guard_pairs, &w->guard_pairs_capacity, w->guard_pairs_peak, 0,
+		       sizeof *w->guard_pairs);
+	w->guard_live_peak = w->guard_pairs_peak = 0;
 }

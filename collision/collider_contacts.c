@@ -11,6 +11,7 @@ static bool push_contact(pbd_world *w, pbd_collider_contact ct)
 		w->contact_capacity = cap;
 	}
 	w->contacts[w->contact_count++] = ct;
+	w->contact_peak = maxi(w->contact_peak, w->contact_count);
 	return true;
 }
 
@@ -171,4 +172,11 @@ bool pbd_collider_contacts_find(pbd_world *w)
 		}
 	}
 	return true;
+}
+
+void pbd_collider_contacts_trim(pbd_world *w)
+{
+	pbd_trim_array(w, (void **)&w->contacts, &w->contact_capacity, w->contact_peak, w->contact_count,
+		       sizeof *w->contacts);
+	w->contact_peak = w->contact_count;
 }

@@ -390,8 +390,37 @@ bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
 	}
 	if (!join_chunks(w))
 		return false;
+	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k) {
+		pbd_pair_chunk *c = &w->pair_chunks[k];
+		c->vt_peak = maxi(c->vt_peak, c->vt_count);
+		c->ee_peak = maxi(c->ee_peak, c->ee_count);
+		c->pp_peak = maxi(c->pp_peak, c->pp_count);
+	}
+	w->vt_peak = maxi(w->vt_peak, w->vt_count);
+	w->ee_peak = maxi(w->ee_peak, w->ee_count);
+	w->pp_peak = maxi(w->pp_peak, w->pp_count);
 	w->region_count = np;
 	return true;
+}
+
+void pbd_pairs_trim(pbd_world *w)
+{
+	// The chunks' lists are scratch of each search; the world's lists hold the current pairs.
+	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k) {
+		pbd_pair_chunk *c = &w->pair_chunks[k];
+		pbd_trim_array(w, (void **)&c->vt, &c->vt_capacity, c->vt_peak, 0, sizeof *c->vt);
+		pbd_trim_array(w, (void **)&c->ee, &c->ee_capacity, c->ee_peak, 0, sizeof *c->ee);
+		pbd_trim_array(w, (void **)&c->pp, &c->pp_capacity, c->pp_peak, 0, sizeof *c->pp);
+		c->vt_peak = c->ee_peak = c->pp_peak = 0;
+	}
+	pbd_trim_array(w, (void **)&w->vt, &w->vt_capacity, w->vt_peak, w->vt_count, sizeof *w->vt);
+	pbd_trim_array(w, (void **)&w->ee, &w->ee_capacity, w->ee_peak, w->ee_count, sizeof *w->ee);
+	pbd_trim_array(w, (void **)&w->pp, &w->pp_capacity, w->pp_peak, w->pp_count, sizeof *w->pp);
+	w->vt_peak = w->vt_count;
+	w->ee_peak = w->ee_count;
+	w->pp_peak = w->pp_count;
+	pbd_grid_trim(w, &w->vertex_grid);
+	pbd_grid_trim(w, &w->edge_grid);
 }
 
 void pbd_pairs_free(pbd_world *w)

@@ -74,3 +74,22 @@ bool pbd_grow_array(pbd_world *world, void **array, size_t old_count, size_t new
 	*array = fresh;
 	return true;
 }
+
+void pbd_trim_array(pbd_world *world, void **array, int *capacity, int peak, int keep, size_t size)
+{
+	PBD_ASSERT(keep <= peak || keep == 0);
+	int floor = maxi(peak, 32), fresh_capacity = maxi(2 * peak, 64);
+	if (*capacity < PBD_TRIM_FACTOR * floor || *capacity <= fresh_capacity)
+		return;
+	if ((size_t)(*capacity - fresh_capacity) * size <= PBD_TRIM_MIN_BYTES)
+		return;
+	void *fresh = pbd_alloc_array(world, (size_t)fresh_capacity, size);
+	if (!fresh)
+		return;  // nothing lost: the old array stays (the trim runs after the substeps' checks)
+	if (keep > 0)
+		memcpy(fresh, *array, (size_t)keep * size);
+	pbd_free_array(world, *array, (size_t)*capacity, size);
+	*array = fresh;
+	*capacity = fresh_capacity;
+	world->trims++;
+}

@@ -522,6 +522,17 @@ static bool hold_if_unchecked(pbd_world *w, int64_t failures_before)
 	return true;
 }
 
+// Every PBD_TRIM_STEPS steps, contact memory a transient left behind goes back.
+static void trim_contact_memory(pbd_world *w)
+{
+	if (++w->steps_since_trim < PBD_TRIM_STEPS)
+		return;
+	w->steps_since_trim = 0;
+	pbd_pairs_trim(w);
+	pbd_ccd_trim(w);
+	pbd_collider_contacts_trim(w);
+}
+
 pbd_result pbd_world_step(pbd_world *w, float dt)
 {
 	if (!w)
@@ -623,6 +634,7 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 	}
 	double t = now_ms();
 	finalize(w, dt);
+	trim_contact_memory(w);
 	stage[PBD_STAGE_FINALIZE] += now_ms() - t;
 	w->stats.collider_contacts = touching;
 	w->stats.vertex_triangle_contacts = vt_touching;

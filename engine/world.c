@@ -203,5 +203,6 @@ pbd_world_stats pbd_world_get_stats(const pbd_world *world)
 	s.bytes_live = world->bytes_live;
 	s.bytes_peak = world->bytes_peak;
 	s.allocations = world->allocations;
+	s.trims = world->trims;
 	return s;
 }

@@ -140,6 +140,7 @@ typedef struct pbd_pair_chunk {
 	pbd_pp_contact *pp;
 	int vt_count, ee_count, pp_count;        // found (may exceed the capacity: then only counted)
 	int vt_capacity, ee_capacity, pp_capacity;
+	int vt_peak, ee_peak, pp_peak;           // most found since the last trim (pbd_trim_array)
 } pbd_pair_chunk;
 
 typedef struct pbd_aabb {
@@ -163,6 +164,7 @@ typedef struct pbd_grid {
 	pbd_grid_item *items;      // grouped by bucket
 	int item_count;
 	int item_capacity;
+	int item_peak, bucket_peak;  // most entries and buckets since the last trim
 	pbd_grid_item *scratch;    // items in insertion order (for the counting sort)
 	uint32_t *scratch_bucket;  // their buckets
 	int scratch_capacity;
@@ -216,6 +218,7 @@ struct pbd_world {
 	pbd_collider_contact *contacts;
 	int contact_count;
 	int contact_capacity;
+	int contact_peak;          // most contacts since the last trim
 	uint8_t *contact_keep;     // scratch of the collider-contact search: per particle, keep or not
 	int contact_keep_capacity;
 
@@ -238,11 +241,11 @@ struct pbd_world {
 	int region_capacity;
 	int region_count;          // particles the current pairs cover (0: find them again)
 	pbd_vt_contact *vt;
-	int vt_count, vt_capacity;
+	int vt_count, vt_capacity, vt_peak;  // peaks: most since the last trim
 	pbd_ee_contact *ee;
-	int ee_count, ee_capacity;
+	int ee_count, ee_capacity, ee_peak;
 	pbd_pp_contact *pp;
-	int pp_count, pp_capacity;
+	int pp_count, pp_capacity, pp_peak;
 	pbd_pair_chunk pair_chunks[PBD_PAIR_CHUNKS];  // the pair search's per-chunk output
 	uint32_t *ccd_stamp;       // guard scratch: the round in which a particle's motion changed
 	int ccd_stamp_capacity;
@@ -250,6 +253,8 @@ struct pbd_world {
 	int guard_live_capacity;
 	uint32_t *guard_pairs;     // guard scratch: the pairs that can (vt first, then ee + vt_count)
 	int guard_pair_count, guard_pairs_capacity;
+	int guard_live_peak, guard_pairs_peak;  // most used since the last trim
+	int steps_since_trim;      // contact memory is trimmed every PBD_TRIM_STEPS steps
 	// Carry scratch (collision/collider_carry.c): per particle, the moving collider that
 	// carries its substep start (>= 0), PBD_NOT_CARRIED or PBD_CARRY_BLOCKED; the carried
 	// start; the true start, kept while the guard runs from the carried one.
@@ -263,6 +268,7 @@ struct pbd_world {
 	size_t bytes_live;
 	size_t bytes_peak;
 	int64_t allocations;
+	int64_t trims;             // arrays shrunk by pbd_trim_array since creation
 	// Allocations that failed (memory.c): the step compares it before and after a substep
 	// to learn whether the substep's contact search, carry or guard went without memory.
 	int64_t allocation_failures;
@@ -297,6 +303,15 @@ void *pbd_alloc_array(pbd_world *world, size_t count, size_t size);
 void pbd_free_array(pbd_world *world, void *ptr, size_t count, size_t size);
 // Grows *array from old_count to new_count elements, keeping the contents.
 bool pbd_grow_array(pbd_world *world, void **array, size_t old_count, size_t new_count, size_t size);
+// Gives back most of an array that has been far larger than needed: when *capacity is at least
+// PBD_TRIM_FACTOR times `peak` (the most it held lately, at least 32) and that would free more
+// than PBD_TRIM_MIN_BYTES, it becomes max(2 peak, 64) long, keeping its first `keep` items
+// (keep <= peak). It grows again only past twice that peak, so a load that stays within a
+// factor of two of itself never trims and regrows. On an allocation failure the array stays
+// as it was.
+#define PBD_TRIM_FACTOR 4
+#define PBD_TRIM_MIN_BYTES ((size_t)4 << 10)
+void pbd_trim_array(pbd_world *world, void **array, int *capacity, int peak, int keep, size_t size);
 
 // errors.c
 pbd_result pbd_fail(pbd_world *world, pbd_result code, const char *fmt, ...)
@@ -370,6 +385,14 @@ static inline bool pbd_region_contains(pbd_aabb r, pbd_v3 a)
 	return a.x >= r.lo.x && a.x <= r.hi.x && a.y >= r.lo.y && a.y <= r.hi.y && a.z >= r.lo.z && a.z <= r.hi.z;
 }
 void pbd_pairs_free(pbd_world *world);
+// Contact memory comes back after a transient (a hit, a drag): every PBD_TRIM_STEPS steps the
+// step asks each contact module to shrink the lists and scratch that were far larger than the
+// most they held over those steps (pbd_trim_array): the pairs and their grids here, the
+// guard's scratch, the collider contacts.
+#define PBD_TRIM_STEPS 150
+void pbd_pairs_trim(pbd_world *world);
+void pbd_ccd_trim(pbd_world *world);
+void pbd_collider_contacts_trim(pbd_world *world);
 // constraints/: contact projection; each returns how many were touching.
 int pbd_vertex_triangle_solve(pbd_world *world);
 int pbd_edge_edge_solve(pbd_world *world);
@@ -404,6 +427,7 @@ void pbd_collider_carry_free(pbd_world *world);
 // collision/broad_phase.c
 bool pbd_grid_build(pbd_world *world, pbd_grid *grid, const pbd_aabb *boxes, int count, float cell);
 void pbd_grid_free(pbd_world *world, pbd_grid *grid);
+void pbd_grid_trim(pbd_world *world, pbd_grid *grid);
 // Calls visit(id, user) exactly once for every primitive with id > skip_through whose box
 // overlaps `box` (skip_through = -1: all of them; a primitive's own id: each pair once).
 void pbd_grid_query(const pbd_grid *grid, pbd_aabb box, int64_t skip_through, void (*visit)(uint32_t id, void *user),

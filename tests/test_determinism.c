@@ -162,10 +162,12 @@ static void count_free(void *ptr, size_t size, void *user)
 	free(ptr);
 }
 
-// After warm-up the step allocates nothing (counted through the allocator hooks): cloth in
-// self-contact, on colliders, free particles, a moving collider and an attachment. (Contact
-// buffers grow to the largest count seen so far, so a scene whose contacts keep rising, like
-// bullet's later balls, still allocates when they do.)
+// After warm-up the step allocates nothing (counted through the allocator hooks) but the
+// trims that give memory back: cloth in self-contact, on colliders, free particles, a moving
+// collider and an attachment. (Contact buffers grow to the largest count seen lately, so a
+// scene whose contacts keep rising, like bullet's later balls, still allocates when they do;
+// every 150 steps a list over four times larger than its use shrinks, one allocation each:
+// the cape's character meets a banner only now and then.)
 static int no_allocation_after_warm_up(void)
 {
 	const char *names[] = {"fold", "drape", "pile", "cape"};
@@ -185,14 +187,16 @@ static int no_allocation_after_warm_up(void)
 		for (int f = 0; f < warm_frames[k]; ++f)
 			CHECK_OK(demo_scene_step(scene, w, &st, 1.0f / 60.0f));
 		long warm = counter.calls;
-		int64_t stats_before = pbd_world_get_stats(w).allocations;
+		pbd_world_stats before = pbd_world_get_stats(w);
 		for (int f = 0; f < frames[k]; ++f)
 			CHECK_OK(demo_scene_step(scene, w, &st, 1.0f / 60.0f));
-		fprintf(stderr, "  %s: %ld allocations in %d frames of warm-up, %ld in the next %d\n", names[k], warm,
-			warm_frames[k], counter.calls - warm, frames[k]);
+		pbd_world_stats after = pbd_world_get_stats(w);
+		fprintf(stderr, "  %s: %ld allocations in %d frames of warm-up, %ld in the next %d (%lld by trims)\n",
+			names[k], warm, warm_frames[k], counter.calls - warm, frames[k], (long long)(after.trims - before.trims));
 		CHECK(warm > 0);
-		CHECK(counter.calls - warm == pbd_world_get_stats(w).allocations - stats_before);
-		CHECK(counter.calls == warm);
+		CHECK(counter.calls - warm == after.allocations - before.allocations);
+		// Nothing allocates but the trims that give back what a transient left (every 150 steps).
+		CHECK(counter.calls - warm == after.trims - before.trims);
 		pbd_world_destroy(w);
 	}
 	return 0;
