@@ -641,6 +641,8 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 	w->stats.edge_edge_contacts = ee_touching;
 	w->stats.particle_contacts = pp_touching;
 	w->stats.candidate_pairs = w->vt_count + w->ee_count + w->pp_count + w->contact_count;
+	w->stats.vertex_triangle_candidates = w->vt_count;
+	w->stats.edge_edge_candidates = w->ee_count;
 	w->stats.ccd_pairs_tested = ccd_tested;
 	w->stats.ccd_hits = ccd_hits;
 	w->stats.steps++;

@@ -33,6 +33,7 @@ typedef struct bench_options {
 	const char *csv;
 	const char *plot;
 	int targets;      // 0: skip the target section
+	int contacts_only;  // --contact-targets: only the contact targets
 	int substeps, iterations;
 } bench_options;
 
@@ -70,11 +71,14 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: pbd-bench [--scenes a,b,...] [--res 32,64,...] [--threads 1,2] [--self on|off|both]\n"
 		"                 [--frames N] [--warmup N] [--reps N] [--budget SECONDS] [--substeps K]\n"
-		"                 [--iterations K] [--csv FILE] [--plot FILE.png] [--no-targets] [--quick]\n\n"
+		"                 [--iterations K] [--csv FILE] [--plot FILE.png] [--no-targets] [--quick]\n"
+		"                 [--contact-targets]\n\n"
 		"  defaults: scenes hang,drop,drape,fold,twist,bullet; res 32,64,128,256; threads 1,2;\n"
 		"  self both; 200 frames after 30 warm-up frames, 5 repetitions; at most 60 s per row\n"
 		"  (a row that runs out of time reports what it measured and is marked partial).\n"
-		"  --quick: res 32,64, 60 frames, 2 repetitions, 10 s per row.\n");
+		"  --quick: res 32,64, 60 frames, 2 repetitions, 10 s per row.\n"
+		"  --contact-targets: only the targets of contacts at game speed (every scene, self-collision\n"
+		"  overhead, broad-phase searches, candidates, memory after a transient).\n");
 }
 
 static int parse_int_list(const char *s, int *out, int max)
@@ -112,6 +116,8 @@ static int parse_args(int argc, char **argv, bench_options *o, char *scene_buf, 
 			o->frames = 60, o->reps = 2, o->budget_s = 10.0, o->warmup = 10;
 		} else if (!strcmp(a, "--no-targets")) {
 			o->targets = 0;
+		} else if (!strcmp(a, "--contact-targets")) {
+			o->contacts_only = 1;
 		} else if (!v) {
 			fprintf(stderr, "pbd-bench: %s needs a value\n", a);
 			return -1;
@@ -470,6 +476,154 @@ static void run_targets(const bench_options *o, bench_row *rows, int *count, int
 		     10.0, finite ? NULL : "NOT FINITE");
 }
 
+// One scene run frame by frame: per-frame times and the contact figures of its worst frame.
+typedef struct frame_profile {
+	int frames, particles;
+	double ms_median, ms_p99, ms_max;
+	double builds_per_frame;     // full candidate searches (spatial-hash builds) per frame
+	double vt_per_vertex, ee_per_edge;  // candidates at the frame with the most of them
+	size_t bytes_peak;
+	int partial;
+} frame_profile;
+
+static int profile_scene(const char *name, int res, int threads, int self, int frames, double budget_s,
+			 frame_profile *out)
+{
+	*out = (frame_profile){0};
+	pbd_task_pool *pool = NULL;
+	if (threads > 1 && pbd_task_pool_create(threads, &pool) != PBD_OK)
+		return -1;
+	bench_options o = {.substeps = 0, .iterations = 0};
+	demo_scene_state state;
+	pbd_world *w = load_row(name, res, self, pool, &o, &state);
+	if (!w) {
+		pbd_task_pool_destroy(pool);
+		return -1;
+	}
+	const demo_scene *scene = demo_scene_find(name);
+	double *ms = calloc((size_t)frames, sizeof *ms), start = now_s();
+	long long builds = 0;
+	int done = 0, worst_pairs = -1;
+	for (; ms && done < frames; ++done) {
+		double t = now_s();
+		if (demo_scene_step(scene, w, &state, 1.0f / 60.0f) != PBD_OK)
+			break;
+		ms[done] = 1e3 * (now_s() - t);
+		pbd_world_stats st = pbd_world_get_stats(w);
+		builds += st.broad_phase_builds;
+		out->particles = st.particles;
+		if (st.vertex_triangle_candidates + st.edge_edge_candidates > worst_pairs) {
+			worst_pairs = st.vertex_triangle_candidates + st.edge_edge_candidates;
+			// Every particle is a vertex; a triangle mesh has about three edges per two triangles.
+			out->vt_per_vertex = st.particles ? (double)st.vertex_triangle_candidates / st.particles : 0.0;
+			out->ee_per_edge = st.triangles ? (double)st.edge_edge_candidates / (1.5 * st.triangles) : 0.0;
+		}
+		out->bytes_peak = st.bytes_peak;
+		if (now_s() - start > budget_s && done + 1 < frames) {
+			out->partial = 1;
+			++done;
+			break;
+		}
+	}
+	pbd_world_destroy(w);
+	pbd_task_pool_destroy(pool);
+	if (!ms || done == 0) {
+		free(ms);
+		return -1;
+	}
+	qsort(ms, (size_t)done, sizeof *ms, compare_doubles);
+	out->frames = done;
+	out->ms_median = ms[done / 2];
+	out->ms_p99 = ms[(int)ceil(0.99 * done) - 1];
+	out->ms_max = ms[done - 1];
+	out->builds_per_frame = (double)builds / done;
+	free(ms);
+	return 0;
+}
+
+// A sphere swept once through a hanging 32 x 32 curtain at 30 m/s at frame 10: live memory
+// before the hit, at its peak, and 300 steps after it.
+static void transient_memory(size_t *quiet, size_t *peak, size_t *after)
+{
+	*quiet = *peak = *after = 0;
+	pbd_world_def wd = pbd_world_def_default();
+	pbd_world *w;
+	if (pbd_world_create(&wd, &w) != PBD_OK)
+		return;
+	pbd_cloth_def c = pbd_cloth_def_default();
+	c.grid.pins = PBD_PIN_EDGE_V0;
+	const float half = 0.70710678f, upright[4] = {half, 0, 0, half};
+	memcpy(c.rotation, upright, sizeof upright);
+	c.position[1] = 1.0f;
+	pbd_cloth_id cloth;
+	pbd_collider_def sd = pbd_collider_def_default();
+	sd.type = PBD_SHAPE_SPHERE, sd.radius = 0.15f, sd.position[1] = 1.0f, sd.position[2] = -1.2f;
+	pbd_collider_id sphere;
+	if (pbd_cloth_create(w, &c, &cloth) == PBD_OK && pbd_collider_create(w, &sd, &sphere) == PBD_OK) {
+		const float identity[4] = {0, 0, 0, 1}, dt = 1.0f / 60.0f;
+		for (int f = 0; f <= 310; ++f) {
+			float at[3] = {0, 1.0f, f < 10 ? -1.2f : fminf(-1.2f + 30.0f * dt * (float)(f - 10), 1.2f)};
+			pbd_collider_set_pose(w, sphere, at, identity);
+			if (pbd_world_step(w, dt) != PBD_OK)
+				break;
+			size_t live = pbd_world_get_stats(w).bytes_live;
+			if (f == 9)
+				*quiet = live;
+			*peak = live > *peak ? live : *peak;
+			*after = live;
+		}
+	}
+	pbd_world_destroy(w);
+}
+
+// The targets of "contacts at game speed", each printed MET or MISSED beside its figure.
+static void run_contact_targets(void)
+{
+	printf("\ncontact targets (1 thread unless stated; every scene at its default resolution)\n");
+	int scenes = demo_scene_count();
+	for (int k = 0; k < scenes; ++k) {
+		const demo_scene *sc = demo_scene_at(k);
+		frame_profile p;
+		char what[96];
+		if (profile_scene(sc->name, 0, 1, 1, 600, 120.0, &p) != 0)
+			continue;
+		const char *note = p.partial ? "(partial: 120 s budget)" : NULL;
+		snprintf(what, sizeof what, "%s, 600 frames: median ms/frame", sc->name);
+		print_target(what, p.ms_median, "ms", "<=", 4.0, note);
+		snprintf(what, sizeof what, "%s, 600 frames: 99th percentile ms/frame", sc->name);
+		print_target(what, p.ms_p99, "ms", "<=", 12.0, note);
+		snprintf(what, sizeof what, "%s: full candidate searches per frame (mean)", sc->name);
+		print_target(what, p.builds_per_frame, "", "<=", 1.0, note);
+	}
+	const char *self_scenes[] = {"hang", "drape", "fold", "twist"};
+	const int self_res[] = {64, 128};
+	for (int r = 0; r < 2; ++r)
+		for (int k = 0; k < 4; ++k) {
+			frame_profile on, off;
+			if (profile_scene(self_scenes[k], self_res[r], 1, 0, 120, 60.0, &off) != 0 ||
+			    profile_scene(self_scenes[k], self_res[r], 1, 1, 120, 60.0, &on) != 0)
+				continue;
+			char what[96];
+			snprintf(what, sizeof what, "%s %dx%d: self-collision on / off (120 frames, medians)", self_scenes[k],
+				 self_res[r], self_res[r]);
+			print_target(what, on.ms_median / off.ms_median, "x", "<=", 2.5, on.partial ? "(partial)" : NULL);
+		}
+	frame_profile fold;
+	if (profile_scene("fold", 128, 1, 1, 300, 120.0, &fold) == 0) {
+		print_target("fold 128x128: vertex-triangle candidates per vertex, worst frame", fold.vt_per_vertex, "",
+			     "<=", 8.0, fold.partial ? "(partial)" : NULL);
+		print_target("fold 128x128: edge-edge candidates per edge, worst frame", fold.ee_per_edge, "", "<=", 8.0,
+			     fold.partial ? "(partial)" : NULL);
+	}
+	size_t quiet, peak, after;
+	transient_memory(&quiet, &peak, &after);
+	char note[96];
+	snprintf(note, sizeof note, "(%.2f MB before, %.2f MB at the hit, %.2f MB after)", quiet / 1e6, peak / 1e6,
+		 after / 1e6);
+	print_target("curtain 32x32 hit at 30 m/s: live memory 300 steps after / before", quiet ? (double)after / quiet : 0.0,
+		     "x", "<=", 2.0, note);
+}
+
 // A scene's colour in the plot: its place in the default scene list.
 static int scene_index(const char *scene)
 {
@@ -492,6 +646,11 @@ int main(int argc, char **argv)
 	if (!rows)
 		return 1;
 	int count = 0;
+	if (o.contacts_only) {
+		run_contact_targets();
+		free(rows);
+		return 0;
+	}
 	print_header();
 	for (int s = 0; s < o.scene_count; ++s)
 		for (int r = 0; r < o.res_count; ++r)
@@ -504,8 +663,10 @@ int main(int argc, char **argv)
 					print_row(&row);
 					rows[count++] = row;
 				}
-	if (o.targets)
+	if (o.targets) {
 		run_targets(&o, rows, &count, capacity);
+		run_contact_targets();
+	}
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	printf("\nprocess peak resident memory: %.1f MB\n", (double)ru.ru_maxrss / 1024.0);

@@ -371,9 +371,11 @@ static int run(const sim_options *options, pbd_task_pool *pool)
 		printf("mesh %s\n", state.message);
 	if (o.json) {
 		printf("{\"scene\":\"%s\",\"frames\":%d,\"dt\":%.9g,\"particles\":%d,\"triangles\":%d,\"constraints\":%d,"
-		       "\"substeps\":%d,\"iterations\":%d,\"ms_per_frame\":%.4f,\"ms_min\":%.4f,\"ms_max\":%.4f,",
+		       "\"substeps\":%d,\"iterations\":%d,\"ms_per_frame\":%.4f,\"ms_min\":%.4f,\"ms_max\":%.4f,"
+		       "\"ms_p99\":%.4f,",
 		       scene->name, o.frames, o.dt, st.particles, st.triangles, st.constraints, ws.substeps, ws.iterations,
-		       median, o.frames ? frame_ms[0] : 0.0, o.frames ? frame_ms[o.frames - 1] : 0.0);
+		       median, o.frames ? frame_ms[0] : 0.0, o.frames ? frame_ms[o.frames - 1] : 0.0,
+		       o.frames ? frame_ms[(int)ceil(0.99 * o.frames) - 1] : 0.0);
 		printf("\"phase_ms\":{");
 		for (int k = 0; k < PBD_STAGE_COUNT; ++k)
 			printf("%s\"%s\":%.4f", k ? "," : "", pbd_stage_name((pbd_stage)k),

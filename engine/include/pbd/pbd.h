@@ -289,6 +289,8 @@ typedef struct pbd_world_stats {
 	int edge_edge_contacts;              ///< edge-edge contacts touching, last substep
 	int particle_contacts;               ///< particle-particle contacts touching, last substep
 	int candidate_pairs;                 ///< broad-phase pairs of the last substep (all kinds)
+	int vertex_triangle_candidates;      ///< of which vertex-triangle pairs
+	int edge_edge_candidates;            ///< of which edge-edge pairs
 	int64_t ccd_pairs_tested;            ///< pairs the CCD guard swept in the whole step
 	int64_t ccd_hits;                    ///< crossings the guard caught (and stopped) in the step
 	int broad_phase_builds;              ///< spatial-hash builds in the step
