@@ -664,6 +664,78 @@ static int attachment_force_limit(void)
 	return 0;
 }
 
+// A grab holds a free-hanging cloth near its target when its force limit is twice the cloth's
+// weight (the default) and lets it fall when the limit is a tenth of the weight; bad grabs are
+// refused with the right codes and change nothing.
+static int grab_holds_within_its_force_limit(void)
+{
+	const float fractions[2] = {0.0f, 0.1f};  // 0: the default limit (twice the weight)
+	for (int k = 0; k < 2; ++k) {
+		pbd_world *w;
+		pbd_cloth_id cloth;
+		if (make_world(&w) || hanging_cloth(w, &cloth))
+			return 1;
+		const float *x = pbd_cloth_positions(w, cloth, NULL);
+		float target[3] = {x[3 * 8], x[3 * 8 + 1], x[3 * 8 + 2]};
+		pbd_grab_def gd = pbd_grab_def_default();
+		gd.cloth = cloth;
+		gd.vertex = 8;  // middle of the top row
+		gd.max_force = fractions[k] * 0.2f * 9.81f;  // the cloth weighs 0.2 kg
+		pbd_attachment_id grab;
+		CHECK_OK(pbd_grab_begin(w, &gd, &grab));
+		for (int f = 0; f < 120; ++f) {
+			CHECK_OK(pbd_grab_move(w, grab, target));
+			CHECK_OK(pbd_world_step(w, 1.0f / 60.0f));
+		}
+		x = pbd_cloth_positions(w, cloth, NULL);
+		float drop = target[1] - x[3 * 8 + 1];
+		fprintf(stderr, "  limit %s: the grabbed vertex %.3f m below its target\n", k ? "0.1 weight" : "default", drop);
+		CHECK(k == 0 ? fabsf(drop) < 0.02f : drop > 1.0f);
+		CHECK_OK(pbd_grab_end(w, grab));
+		CHECK(pbd_grab_move(w, grab, target) == PBD_ERR_STALE_ID);
+		pbd_world_destroy(w);
+	}
+	pbd_world *w;
+	pbd_cloth_id cloth;
+	if (make_world(&w) || hanging_cloth(w, &cloth))
+		return 1;
+	pbd_grab_def gd = pbd_grab_def_default(), bad;
+	gd.cloth = cloth;
+	gd.vertex = 8;
+	pbd_attachment_id grab;
+	size_t bytes = pbd_world_get_stats(w).bytes_live;
+	bad = gd, bad.internal_cookie = 0;
+	CHECK(pbd_grab_begin(w, &bad, &grab) == PBD_ERR_BAD_DEF);
+	CHECK(pbd_grab_begin(w, NULL, &grab) == PBD_ERR_NULL_ARGUMENT);
+	bad = gd, bad.vertex = 256;
+	CHECK(pbd_grab_begin(w, &bad, &grab) == PBD_ERR_INDEX_OUT_OF_RANGE);
+	bad = gd, bad.vertex = -1;
+	CHECK(pbd_grab_begin(w, &bad, &grab) == PBD_ERR_INDEX_OUT_OF_RANGE);
+	bad = gd, bad.radius = -1.0f;
+	CHECK(pbd_grab_begin(w, &bad, &grab) == PBD_ERR_NEGATIVE);
+	bad = gd, bad.compliance = 0.0f;
+	CHECK(pbd_grab_begin(w, &bad, &grab) == PBD_ERR_NON_POSITIVE);
+	bad = gd, bad.max_force = NAN;
+	CHECK(pbd_grab_begin(w, &bad, &grab) == PBD_ERR_NOT_FINITE);
+	bad = gd, bad.cloth = (pbd_cloth_id){99, 1};
+	CHECK(pbd_grab_begin(w, &bad, &grab) == PBD_ERR_UNKNOWN_ID);
+	CHECK(pbd_grab_move(w, grab, NULL) == PBD_ERR_NULL_ARGUMENT);
+	// A vertex held exactly, with a patch too small to reach a neighbour: nothing to grab.
+	uint32_t held = 8;
+	pbd_attachment_def ad = pbd_attachment_def_default();
+	ad.cloth = cloth, ad.vertices = &held, ad.vertex_count = 1;
+	pbd_attachment_id exact;
+	CHECK_OK(pbd_attachment_create(w, &ad, &exact));
+	bytes = pbd_world_get_stats(w).bytes_live;
+	bad = gd, bad.radius = 1e-4f;
+	CHECK(pbd_grab_begin(w, &bad, &grab) == PBD_ERR_VERTEX_HELD);
+	CHECK(pbd_world_get_stats(w).bytes_live == bytes);
+	CHECK_OK(pbd_grab_begin(w, &gd, &grab));  // the neighbours are grabbed, the held vertex is not
+	CHECK_OK(pbd_world_step(w, 1.0f / 60.0f));
+	pbd_world_destroy(w);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const test_case cases[] = {
@@ -677,6 +749,7 @@ int main(int argc, char **argv)
 		TEST(held_later_held_as_well),
 		TEST(release_removes_support),
 		TEST(attachment_force_limit),
+		TEST(grab_holds_within_its_force_limit),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

@@ -129,7 +129,12 @@ void app_step(app *a)
 		float t = along > 1e-4f ? a->drag_depth / along : 0.0f;
 		glm_vec3_scale(dir, t, target);
 		glm_vec3_add(origin, target, target);
-		pbd_cloth_pin_vertex(a->world, a->drag_cloth, a->drag_vertex, target);
+		// A pin goes where it is put; a free vertex is pulled by the engine's grab, which the
+		// colliders, contacts and the no-crossing guard can stop.
+		if (a->drag_was_pinned)
+			pbd_cloth_pin_vertex(a->world, a->drag_cloth, a->drag_vertex, target);
+		else
+			pbd_grab_move(a->world, a->grab, target);
 	}
 	pbd_result r = demo_scene_step(a->scene, a->world, &a->state, VIEWER_DT);
 	if (r != PBD_OK)
@@ -157,6 +162,29 @@ bool app_write_screenshot(app *a, const char *path)
 	else
 		fprintf(stderr, "pbd-viewer: cannot write %s\n", path);
 	return ok != 0;
+}
+
+// While dragging, a line from the cursor to the grabbed vertex: the grab is a spring, so the
+// vertex may lag behind the cursor or be held off by a collider.
+static void draw_grab_line(app *a)
+{
+	if (!a->dragging)
+		return;
+	int n = 0;
+	const float *x = pbd_cloth_positions(a->world, a->drag_cloth, &n);
+	if (!x || a->drag_vertex >= n)
+		return;
+	mat4 view_proj;
+	camera_view_proj(&a->cam, a->width, a->height, view_proj);
+	vec4 p = {x[3 * a->drag_vertex], x[3 * a->drag_vertex + 1], x[3 * a->drag_vertex + 2], 1.0f}, clip;
+	glm_mat4_mulv(view_proj, p, clip);
+	if (clip[3] <= 1e-6f)
+		return;  // behind the camera
+	float sx = (0.5f + 0.5f * clip[0] / clip[3]) * (float)a->width;
+	float sy = (0.5f - 0.5f * clip[1] / clip[3]) * (float)a->height;
+	static const float line[4] = {1.0f, 0.85f, 0.35f, 0.9f}, dot[4] = {1.0f, 0.85f, 0.35f, 1.0f};
+	renderer_line(a->render, (float)a->mouse_x, (float)a->mouse_y, sx, sy, 2.0f, line);
+	renderer_panel(a->render, sx - 3.0f, sy - 3.0f, 6.0f, 6.0f, dot);
 }
 
 static void draw_overlay(app *a)
@@ -237,6 +265,7 @@ static void draw_overlay(app *a)
 		}
 		renderer_text(r, hx, hy, scale, "mouse: drag cloth / orbit, right pans, wheel zooms", dim);
 	}
+	draw_grab_line(a);
 	renderer_end_overlay(r);
 }
 
@@ -304,15 +333,24 @@ void app_mouse_button(app *a, int button, bool down, bool shift)
 			pbd_cloth_get_inverse_mass(a->world, a->drag_cloth, a->drag_vertex, &w);
 			a->drag_was_pinned = w == 0.0f;
 			a->dragging = true;
+			if (!a->drag_was_pinned) {
+				pbd_grab_def gd = pbd_grab_def_default();
+				gd.cloth = a->drag_cloth;
+				gd.vertex = a->drag_vertex;
+				if (pbd_grab_begin(a->world, &gd, &a->grab) != PBD_OK) {
+					app_set_status(a, "cannot grab: %s", pbd_world_last_error(a->world));
+					a->dragging = false;
+				}
+			}
 		}
 		if (button == 0 && shift)
 			a->mouse_button = 2;  // shift+left pans
 		return;
 	}
 	if (a->dragging && button == 0) {
-		// A dragged pin stays where it was put; a free vertex gets its mass back.
+		// A dragged pin stays where it was put; a grabbed patch is let go with its motion.
 		if (!a->drag_was_pinned)
-			pbd_cloth_release_vertex(a->world, a->drag_cloth, a->drag_vertex);
+			pbd_grab_end(a->world, a->grab);
 		a->dragging = false;
 	}
 	a->mouse_button = -1;

@@ -154,8 +154,9 @@ void keys_print_help(FILE *out)
 			fprintf(out, "  %-20s %s\n", b->key, b->what);
 		}
 	}
-	fprintf(out, "mouse: left-drag on the cloth drags it (pinned vertices move their pin), left-drag\n"
-		     "       elsewhere orbits, right-drag or shift+left-drag pans, the wheel zooms\n");
+	fprintf(out, "mouse: left-drag on the cloth pulls it by a spring (a line shows the pull; colliders and\n"
+		     "       contacts can stop it; pinned vertices move their pin), left-drag elsewhere orbits,\n"
+		     "       right-drag or shift+left-drag pans, the wheel zooms\n");
 }
 
 int keys_param_lines(const app *a, char lines[][96], int capacity)

@@ -465,6 +465,20 @@ void renderer_panel(renderer *r, float x, float y, float w, float h, const float
 	push_quad(r, x, y, x + w, y + h, rgba);
 }
 
+void renderer_line(renderer *r, float x0, float y0, float x1, float y1, float width, const float rgba[4])
+{
+	float dx = x1 - x0, dy = y1 - y0, len = sqrtf(dx * dx + dy * dy);
+	if (len < 1e-3f)
+		return;
+	float nx = -dy / len * 0.5f * width, ny = dx / len * 0.5f * width;
+	push_vertex(r, x0 + nx, y0 + ny, rgba);
+	push_vertex(r, x1 + nx, y1 + ny, rgba);
+	push_vertex(r, x0 - nx, y0 - ny, rgba);
+	push_vertex(r, x0 - nx, y0 - ny, rgba);
+	push_vertex(r, x1 + nx, y1 + ny, rgba);
+	push_vertex(r, x1 - nx, y1 - ny, rgba);
+}
+
 float renderer_text_width(const char *text, float scale)
 {
 	return (float)stb_easy_font_width((char *)text) * scale;

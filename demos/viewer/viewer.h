@@ -50,6 +50,8 @@ void renderer_draw_scene(renderer *r, const pbd_world *world, const demo_scene_s
 // Overlay: text lines (one colour each) in a panel at (x, y), and a frame-time graph.
 void renderer_begin_overlay(renderer *r, int width, int height);
 void renderer_panel(renderer *r, float x, float y, float w, float h, const float rgba[4]);
+/// A line `width` pixels wide from (x0, y0) to (x1, y1), in overlay pixels.
+void renderer_line(renderer *r, float x0, float y0, float x1, float y1, float width, const float rgba[4]);
 void renderer_text(renderer *r, float x, float y, float scale, const char *text, const unsigned char rgba[4]);
 void renderer_graph(renderer *r, float x, float y, float w, float h, const float *values, int count, int newest,
 		    float max_value);
@@ -90,7 +92,8 @@ typedef struct app {
 	bool dragging;
 	pbd_cloth_id drag_cloth;
 	int drag_vertex;
-	bool drag_was_pinned;
+	bool drag_was_pinned;         // a pinned vertex is dragged by its pin; a free one by a grab
+	pbd_attachment_id grab;       // the engine's grab of a free vertex (pbd_grab_begin)
 	float drag_depth;             // distance of the grabbed point along the view direction
 } app;
 

@@ -629,6 +629,40 @@ PBD_API pbd_result pbd_attachment_set_pose(pbd_world *world, pbd_attachment_id i
 /// the way. Other frames holding the same cloth stay where they are: teleport them too.
 PBD_API pbd_result pbd_attachment_teleport(pbd_world *world, pbd_attachment_id id, const float position[3],
 					   const float rotation[4]);
+
+// ---------------------------------------------------------------------------------------------
+// Grab: what a mouse drag needs. A grab is a compliant attachment made for it: the grabbed
+// vertex and its neighbours within `radius` (in the rest shape) are pulled towards the
+// target by stiff springs whose total force is limited, so colliders, contacts and the
+// no-crossing guard have the last word (a drag into a sphere leaves the cloth on its
+// surface), and the pull spread over a patch does not tear one vertex out of the sheet.
+
+/// Get one from pbd_grab_def_default().
+typedef struct pbd_grab_def {
+	pbd_cloth_id cloth;
+	int vertex;          ///< the vertex under the cursor
+	/// Patch radius in m in the rest shape, >= 0. 0 (the default): twice the mean rest edge
+	/// at the vertex (a grid vertex and its neighbours up to two edges away).
+	float radius;
+	float compliance;    ///< each spring's compliance, m/N, > 0. Default 1e-4
+	/// Total force in N all springs may pull with, shared equally, >= 0. 0 (the default):
+	/// twice the cloth's weight at 9.81 m/s^2 (a grab can lift the cloth, not fling it).
+	float max_force;
+	int internal_cookie;
+} pbd_grab_def;
+
+/// A grab def of no cloth with the defaults above.
+PBD_API pbd_grab_def pbd_grab_def_default(void);
+/// Grabs the patch where it is now; move it with pbd_grab_move, let go with pbd_grab_end
+/// (the cloth keeps its motion). Vertices held by an exact attachment are left out of the
+/// patch; a pinned vertex in it stays pinned. The grab is an attachment (its id works with
+/// the attachment functions).
+PBD_API pbd_result pbd_grab_begin(pbd_world *world, const pbd_grab_def *def, pbd_attachment_id *out_id);
+/// Moves the grab so that the grabbed vertex's target is `target` (m, world frame) at the end
+/// of the next step; the patch keeps its shape as grabbed. Call every frame.
+PBD_API pbd_result pbd_grab_move(pbd_world *world, pbd_attachment_id id, const float target[3]);
+/// Lets go: the same as pbd_attachment_destroy.
+PBD_API pbd_result pbd_grab_end(pbd_world *world, pbd_attachment_id id);
 /// Changes the compliance (>= 0) at run time; 0 makes the vertices kinematic, above 0 frees
 /// them to the spring.
 PBD_API pbd_result pbd_attachment_set_compliance(pbd_world *world, pbd_attachment_id id, float compliance);
