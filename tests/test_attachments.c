@@ -665,8 +665,7 @@ static int attachment_force_limit(void)
 }
 
 // A grab holds a free-hanging cloth near its target when its force limit is twice the cloth's
-// weight (the default) and lets it fall when the limit is a tenth of the weight; bad grabs are
-// refused with the right codes and change nothing.
+// weight (the default) and lets it fall when the limit is a tenth of the weight.
 static int grab_holds_within_its_force_limit(void)
 {
 	const float fractions[2] = {0.0f, 0.1f};  // 0: the default limit (twice the weight)
@@ -695,6 +694,12 @@ static int grab_holds_within_its_force_limit(void)
 		CHECK(pbd_grab_move(w, grab, target) == PBD_ERR_STALE_ID);
 		pbd_world_destroy(w);
 	}
+	return 0;
+}
+
+// Bad grabs are refused with the right codes and change nothing.
+static int bad_grabs_refused(void)
+{
 	pbd_world *w;
 	pbd_cloth_id cloth;
 	if (make_world(&w) || hanging_cloth(w, &cloth))
@@ -720,6 +725,7 @@ static int grab_holds_within_its_force_limit(void)
 	bad = gd, bad.cloth = (pbd_cloth_id){99, 1};
 	CHECK(pbd_grab_begin(w, &bad, &grab) == PBD_ERR_UNKNOWN_ID);
 	CHECK(pbd_grab_move(w, grab, NULL) == PBD_ERR_NULL_ARGUMENT);
+	CHECK(pbd_world_get_stats(w).bytes_live == bytes);  // nothing kept from the refused grabs
 	// A vertex held exactly, with a patch too small to reach a neighbour: nothing to grab.
 	uint32_t held = 8;
 	pbd_attachment_def ad = pbd_attachment_def_default();
@@ -750,6 +756,7 @@ int main(int argc, char **argv)
 		TEST(release_removes_support),
 		TEST(attachment_force_limit),
 		TEST(grab_holds_within_its_force_limit),
+		TEST(bad_grabs_refused),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }
