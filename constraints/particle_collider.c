@@ -156,7 +156,7 @@ static void triangle_friction(pbd_world *w, const pbd_collider *c, const uint32_
 // of the cloth's half thickness (resting cloth sinks a little each substep; that needs no
 // second pass).
 #define TRIANGLE_DEEP 0.1f
-static int push_triangles_off(pbd_world *w, const pbd_collider *c)
+static int push_triangles_off(pbd_world *w, const pbd_collider *c, int *touching)
 {
 	int deep = 0;
 	for (int t = 0; t < w->tri_count; ++t) {
@@ -199,17 +199,19 @@ static int push_triangles_off(pbd_world *w, const pbd_collider *c)
 				v4_set3(p[j], v3_mad(v3_of4(*p[j]), n, (float)bary[j] * dl));
 		triangle_friction(w, c, v, bary, n, depth, wsum);
 		deep += depth > TRIANGLE_DEEP * w->radius[v[0]];
+		(*touching)++;
 	}
 	return deep;
 }
 
-int pbd_collider_triangles_solve(pbd_world *world)
+int pbd_collider_triangles_solve(pbd_world *world, int *touching)
 {
 	int deep = 0;
+	*touching = 0;
 	for (int i = 0; i < world->collider_capacity; ++i) {
 		const pbd_collider *c = &world->colliders[i];
 		if (c->live && pbd_collider_is_round(c))
-			deep += push_triangles_off(world, c);
+			deep += push_triangles_off(world, c, touching);
 	}
 	return deep;
 }

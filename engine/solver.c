@@ -545,7 +545,7 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 	double stage[PBD_STAGE_COUNT] = {0};
 	int substeps = w->settings.substeps, iterations = w->settings.iterations;
 	float h = dt / (float)substeps, inv_h = 1.0f / h, inv_h2 = inv_h * inv_h;
-	int touching = 0, vt_touching = 0, ee_touching = 0, pp_touching = 0;
+	int touching = 0, triangles_touching = 0, vt_touching = 0, ee_touching = 0, pp_touching = 0;
 	int64_t ccd_tested = 0, ccd_hits = 0;
 	int held_substeps = 0;
 	w->stats.broad_phase_builds = 0;
@@ -602,7 +602,7 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 			// Triangles over a round collider share vertices: pushing one off can pull its
 			// neighbour in, so the pushes repeat (a few passes) while some triangle was deep.
 			for (int pass = 0; pass < COLLIDER_TRIANGLE_PASSES; ++pass) {
-				int deep = pbd_collider_triangles_solve(w);
+				int deep = pbd_collider_triangles_solve(w, &triangles_touching);
 				touching = pbd_collider_contacts_solve(w);
 				if (deep == 0)
 					break;
@@ -637,6 +637,7 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 	trim_contact_memory(w);
 	stage[PBD_STAGE_FINALIZE] += now_ms() - t;
 	w->stats.collider_contacts = touching;
+	w->stats.collider_triangle_contacts = triangles_touching;
 	w->stats.vertex_triangle_contacts = vt_touching;
 	w->stats.edge_edge_contacts = ee_touching;
 	w->stats.particle_contacts = pp_touching;

@@ -346,8 +346,9 @@ void pbd_cloth_refresh_outputs(pbd_world *world, pbd_cloth *cloth);
 // constraints/particle_collider.c: projects the contacts found this substep; returns how
 // many were touching.
 int pbd_collider_contacts_solve(pbd_world *world);
-// Pushes cloth triangles off round colliders; returns how many were deep inside.
-int pbd_collider_triangles_solve(pbd_world *world);
+// Pushes cloth triangles off round colliders; returns how many were deep inside, and in
+// *touching how many it pushed.
+int pbd_collider_triangles_solve(pbd_world *world, int *touching);
 // Closest point of a triangle to a round collider's core (centre, axis) at `pose`: false
 // when the triangle is further than `reach` plus its own size; otherwise its barycentric
 // coordinates, the distance to the core and the direction away from it.

@@ -380,12 +380,13 @@ static int run(const sim_options *options, pbd_task_pool *pool)
 		for (int k = 0; k < PBD_STAGE_COUNT; ++k)
 			printf("%s\"%s\":%.4f", k ? "," : "", pbd_stage_name((pbd_stage)k),
 			       o.frames ? phase_ms[k] / o.frames : 0.0);
-		printf("},\"contacts\":{\"collider\":%d,\"vertex_triangle\":%d,\"edge_edge\":%d,\"particle\":%d},"
+		printf("},\"contacts\":{\"collider\":%d,\"collider_triangle\":%d,\"vertex_triangle\":%d,\"edge_edge\":%d,"
+		       "\"particle\":%d},"
 		       "\"candidate_pairs\":%d,\"ccd_pairs_tested\":%lld,\"ccd_hits\":%lld,\"ccd_hits_total\":%lld,"
 		       "\"broad_phase_builds_per_frame\":%.2f,\"collider_contacts\":%d,\"max_stretch\":%.6f,\"min_y\":%.6f,\"max_speed\":%.6f,"
 		       "\"finite\":%s,\"bytes_peak\":%zu}\n",
-		       st.collider_contacts, st.vertex_triangle_contacts, st.edge_edge_contacts, st.particle_contacts,
-		       st.candidate_pairs, (long long)st.ccd_pairs_tested, (long long)st.ccd_hits, (long long)ccd_hits_total,
+		       st.collider_contacts, st.collider_triangle_contacts, st.vertex_triangle_contacts, st.edge_edge_contacts,
+		       st.particle_contacts, st.candidate_pairs, (long long)st.ccd_pairs_tested, (long long)st.ccd_hits, (long long)ccd_hits_total,
 		       o.frames ? (double)builds_total / o.frames : 0.0, st.collider_contacts, (double)fig.max_strain, (double)fig.min_y, (double)fig.max_speed,
 		       fig.finite ? "true" : "false", st.bytes_peak);
 	}

@@ -204,7 +204,9 @@ static void draw_overlay(app *a)
 	char counts[160];
 	snprintf(counts, sizeof counts, "%d particles  %d triangles  %d constraints  %d contacts",
 		 a->stats.particles + a->stats.free_particles,
-		 a->stats.triangles, a->stats.constraints, a->stats.collider_contacts);
+		 a->stats.triangles, a->stats.constraints,
+		 a->stats.collider_contacts + a->stats.collider_triangle_contacts + a->stats.vertex_triangle_contacts +
+			 a->stats.edge_edge_contacts + a->stats.particle_contacts);
 	float w = renderer_text_width(counts, scale);
 	for (int i = 0; i < np; ++i)
 		w = fmaxf(w, renderer_text_width(params[i], scale));

@@ -285,6 +285,9 @@ typedef struct pbd_world_stats {
 	int constraints;                     ///< stretch + bend + tether constraints
 	int free_particles;                  ///< particles of all particle groups
 	int collider_contacts;               ///< particle-collider contacts touching, last substep
+	/// Cloth triangles pushed off round colliders (sphere, capsule) in the last substep: where a
+	/// cloth rests on a sphere these carry it and its vertices stay just clear of their own contacts.
+	int collider_triangle_contacts;
 	int vertex_triangle_contacts;        ///< vertex-triangle contacts touching, last substep
 	int edge_edge_contacts;              ///< edge-edge contacts touching, last substep
 	int particle_contacts;               ///< particle-particle contacts touching, last substep
