@@ -100,10 +100,8 @@ pbd_result pbd_grab_begin(pbd_world *world, const pbd_grab_def *def, pbd_attachm
 	ad.vertex_count = n;
 	v3_store(ad.position, v3_of4(world->x[c->first + def->vertex]));
 	ad.compliance = def->compliance;
-	ad.max_force = total / (float)n;
-	// A weightless cloth (all pinned) gets no limit of zero: that would hold nothing.
-	if (!(ad.max_force > 0.0f))
-		ad.max_force = 0.0f;
+	// A cloth with no free mass (all pinned) has no weight to scale by: no limit (0) then.
+	ad.max_force = total > 0.0f ? total / (float)n : 0.0f;
 	r = pbd_attachment_create(world, &ad, out_id);
 	pbd_free_array(world, patch, (size_t)c->count, sizeof *patch);
 	return r;

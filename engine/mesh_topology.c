@@ -10,7 +10,8 @@
 typedef struct edge_record {
 	uint32_t lo, hi;   // the edge's vertices, lo < hi
 	uint32_t triangle;
-	uint32_t forward;  // 1 when the triangle runs lo -> hi
+	uint16_t side;     // which side of the triangle: corner `side` to corner side + 1
+	uint16_t forward;  // 1 when the triangle runs lo -> hi
 } edge_record;
 
 typedef struct face_key {
@@ -122,17 +123,6 @@ static int32_t find_root(int32_t *root, int32_t i)
 	return i;
 }
 
-// The side of triangle t that joins a and b (they are two of its corners).
-static int side_of(const uint32_t *tri, uint32_t t, uint32_t a, uint32_t b)
-{
-	for (int k = 0; k < 3; ++k) {
-		uint32_t u = tri[3 * t + k], v = tri[3 * t + (k + 1) % 3];
-		if ((u == a && v == b) || (u == b && v == a))
-			return k;
-	}
-	return 0;
-}
-
 // Neighbours across manifold edges; non-manifold edges and boundary loops counted.
 static void link_edges(const uint32_t *tri, int nt, int nv, workspace *w, pbd_mesh_topology *out)
 {
@@ -140,7 +130,7 @@ static void link_edges(const uint32_t *tri, int nt, int nv, workspace *w, pbd_me
 	for (int t = 0; t < nt; ++t)
 		for (int k = 0; k < 3; ++k) {
 			uint32_t u = tri[3 * t + k], v = tri[3 * t + (k + 1) % 3];
-			w->edges[3 * t + k] = (edge_record){u < v ? u : v, u < v ? v : u, (uint32_t)t, u < v};
+			w->edges[3 * t + k] = (edge_record){u < v ? u : v, u < v ? v : u, (uint32_t)t, (uint16_t)k, u < v};
 			w->neighbour[3 * t + k] = -1;
 			w->turn[3 * t + k] = 0;
 		}
@@ -162,11 +152,10 @@ static void link_edges(const uint32_t *tri, int nt, int nv, workspace *w, pbd_me
 		} else if (n == 2) {
 			const edge_record *b = a + 1;
 			uint8_t turn = a->forward == b->forward;  // both run the same way: one must turn
-			int sa = side_of(tri, a->triangle, a->lo, a->hi), sb = side_of(tri, b->triangle, a->lo, a->hi);
-			w->neighbour[3 * a->triangle + sa] = (int32_t)b->triangle;
-			w->turn[3 * a->triangle + sa] = turn;
-			w->neighbour[3 * b->triangle + sb] = (int32_t)a->triangle;
-			w->turn[3 * b->triangle + sb] = turn;
+			w->neighbour[3 * a->triangle + a->side] = (int32_t)b->triangle;
+			w->turn[3 * a->triangle + a->side] = turn;
+			w->neighbour[3 * b->triangle + b->side] = (int32_t)a->triangle;
+			w->turn[3 * b->triangle + b->side] = turn;
 		} else {
 			out->edges_non_manifold++;
 		}
