@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Broad phase: a uniform grid hashed into buckets (Teschner et al. 2003, "Optimized Spatial
 // Hashing for Collision Detection of Deformable Objects"). Each primitive's box is entered in
-// every cell it covers; a query visits the cells of its own box. Build is two linear passes
-// (count, then place), so the cost is linear in the number of primitives and nothing is
-// allocated once the arrays have grown to the scene.
+// every cell it covers; a query visits the cells of its own box. Build is linear passes over
+// the boxes (size, count per bucket, place), so the cost is linear in the number of
+// primitives, it needs no scratch, and nothing is allocated once the arrays have grown to the
+// scene.
 // A pair of boxes shares several cells; it is reported only from the cell that holds the low
 // corner of their overlap, which every query can decide on its own. So a query writes nothing
 // (no visited-stamps), reads each bucket as one run of items carrying their boxes, and many
@@ -77,30 +78,6 @@ static cell_range range_of(pbd_aabb b, float inv_cell)
 	return r;
 }
 
-static bool grow_scratch(pbd_world *w, pbd_grid *g, int need)
-{
-	if (need <= g->scratch_capacity)
-		return true;
-	int cap = maxi(need, 2 * g->scratch_capacity);
-	pbd_grid_item *items = pbd_alloc_array(w, (size_t)cap, sizeof *items);
-	if (!items)
-		return false;
-	if (g->scratch_capacity)
-		memcpy(items, g->scratch, (size_t)g->scratch_capacity * sizeof *items);
-	pbd_free_array(w, g->scratch, (size_t)g->scratch_capacity, sizeof *g->scratch);
-	g->scratch = items;
-	// The buckets are computed after all items are in: their array needs no contents kept.
-	pbd_free_array(w, g->scratch_bucket, (size_t)g->scratch_capacity, sizeof *g->scratch_bucket);
-	g->scratch_bucket = pbd_alloc_array(w, (size_t)cap, sizeof *g->scratch_bucket);
-	g->scratch_capacity = g->scratch_bucket ? cap : 0;
-	if (!g->scratch_bucket) {
-		pbd_free_array(w, g->scratch, (size_t)cap, sizeof *g->scratch);
-		g->scratch = NULL;
-		return false;
-	}
-	return true;
-}
-
 // The bucket array only grows: the number of entries changes from build to build, and
 // shrinking it would allocate again when they grow back.
 static bool resize_buckets(pbd_world *w, pbd_grid *g, int buckets)
@@ -119,6 +96,19 @@ static bool resize_buckets(pbd_world *w, pbd_grid *g, int buckets)
 	return true;
 }
 
+// Runs the statement given for every cell (x, y, z) of every box i of every box that is not oversized.
+#define FOR_EACH_ENTRY(boxes, count, inv, ...)                                            \
+	for (int i = 0; i < (count); ++i) {                                               \
+		cell_range r = range_of((boxes)[i], (inv));                               \
+		if (r.cells > PBD_MAX_CELLS_PER_BOX || r.cells <= 0)                      \
+			continue;                                                         \
+		for (int z = r.lo[2]; z <= r.hi[2]; ++z)                                  \
+			for (int y = r.lo[1]; y <= r.hi[1]; ++y)                          \
+				for (int x = r.lo[0]; x <= r.hi[0]; ++x) {                \
+					__VA_ARGS__                                       \
+				}                                                         \
+	}
+
 bool pbd_grid_build(pbd_world *w, pbd_grid *g, const pbd_aabb *boxes, int count, float cell)
 {
 	g->cell = cell;
@@ -127,8 +117,8 @@ bool pbd_grid_build(pbd_world *w, pbd_grid *g, const pbd_aabb *boxes, int count,
 	g->item_count = 0;
 	g->oversized_count = 0;
 	float inv = 1.0f / cell;
-	// Pass 1: every entry into scratch in insertion order.
-	int n = 0;
+	// Pass 1: how many entries, and which boxes are too large for cells.
+	int64_t n = 0;
 	for (int i = 0; i < count; ++i) {
 		cell_range r = range_of(boxes[i], inv);
 		if (r.cells > PBD_MAX_CELLS_PER_BOX || r.cells <= 0) {
@@ -137,15 +127,14 @@ bool pbd_grid_build(pbd_world *w, pbd_grid *g, const pbd_aabb *boxes, int count,
 			g->oversized[g->oversized_count++] = (uint32_t)i;
 			continue;
 		}
-		if (!grow_scratch(w, g, n + (int)r.cells))
-			return false;
-		for (int z = r.lo[2]; z <= r.hi[2]; ++z)
-			for (int y = r.lo[1]; y <= r.hi[1]; ++y)
-				for (int x = r.lo[0]; x <= r.hi[0]; ++x)
-					g->scratch[n++] = (pbd_grid_item){{x, y, z}, (uint32_t)i};
+		n += r.cells;
+	}
+	if (n > INT32_MAX / 2) {  // more entries than an int counts: as out of memory
+		w->allocation_failures++;
+		return false;
 	}
 	if (n > g->item_capacity) {
-		int cap = maxi(n, g->item_capacity * 2);
+		int cap = maxi((int)n, g->item_capacity * 2);
 		pbd_free_array(w, g->items, (size_t)g->item_capacity, sizeof *g->items);
 		g->items = pbd_alloc_array(w, (size_t)cap, sizeof *g->items);
 		g->item_capacity = g->items ? cap : 0;
@@ -159,46 +148,29 @@ bool pbd_grid_build(pbd_world *w, pbd_grid *g, const pbd_aabb *boxes, int count,
 	if (!resize_buckets(w, g, buckets))
 		return false;
 	uint32_t mask = (uint32_t)buckets - 1;
-	for (int e = 0; e < n; ++e) {
-		const int *c = g->scratch[e].cell;
-		g->scratch_bucket[e] = cell_hash(c[0], c[1], c[2]) & mask;
-	}
-	// Pass 2: counting sort by bucket.
+	int *start = g->bucket_start;
+	// Pass 2: entries per bucket, then where each bucket starts.
 	for (int b = 0; b <= buckets; ++b)
-		g->bucket_start[b] = 0;
-	for (int e = 0; e < n; ++e)
-		g->bucket_start[g->scratch_bucket[e] + 1]++;
+		start[b] = 0;
+	FOR_EACH_ENTRY(boxes, count, inv, start[(cell_hash(x, y, z) & mask) + 1]++;)
 	for (int b = 0; b < buckets; ++b)
-		g->bucket_start[b + 1] += g->bucket_start[b];
-	for (int e = 0; e < n; ++e)
-		g->items[g->bucket_start[g->scratch_bucket[e]]++] = g->scratch[e];
-	// bucket_start[b] now holds the end of bucket b; shift back.
+		start[b + 1] += start[b];
+	// Pass 3: each entry into its bucket, in box order (start[b] runs to the bucket's end).
+	FOR_EACH_ENTRY(boxes, count, inv, g->items[start[cell_hash(x, y, z) & mask]++] = (pbd_grid_item){{x, y, z}, (uint32_t)i};)
+	// start[b] now holds the end of bucket b; shift back.
 	for (int b = buckets; b > 0; --b)
-		g->bucket_start[b] = g->bucket_start[b - 1];
-	g->bucket_start[0] = 0;
-	g->item_count = n;
-	g->item_peak = maxi(g->item_peak, n);
+		start[b] = start[b - 1];
+	start[0] = 0;
+	g->item_count = (int)n;
+	g->item_peak = maxi(g->item_peak, (int)n);
 	g->bucket_peak = maxi(g->bucket_peak, buckets);
 	return true;
 }
 
 void pbd_grid_trim(pbd_world *w, pbd_grid *g)
 {
-	// Entries and their scratch: sized by the most entries of a build since the last trim.
+	// Entries: sized by the most entries of a build since the last trim.
 	pbd_trim_array(w, (void **)&g->items, &g->item_capacity, g->item_peak, g->item_count, sizeof *g->items);
-	int capacity = g->scratch_capacity;
-	pbd_trim_array(w, (void **)&g->scratch, &capacity, g->item_peak, 0, sizeof *g->scratch);
-	if (capacity != g->scratch_capacity) {  // the buckets' scratch follows: one capacity for both
-		pbd_free_array(w, g->scratch_bucket, (size_t)g->scratch_capacity, sizeof *g->scratch_bucket);
-		g->scratch_bucket = pbd_alloc_array(w, (size_t)capacity, sizeof *g->scratch_bucket);
-		w->trims += g->scratch_bucket != NULL;
-		if (!g->scratch_bucket) {
-			pbd_free_array(w, g->scratch, (size_t)capacity, sizeof *g->scratch);
-			g->scratch = NULL;
-			capacity = 0;
-		}
-		g->scratch_capacity = capacity;
-	}
 	// Buckets: a power of two; cut to twice the most used when four times that was allocated.
 	int buckets = 2 * maxi(g->bucket_peak, 64);
 	if (g->bucket_capacity >= 2 * buckets &&
@@ -277,8 +249,6 @@ void pbd_grid_free(pbd_world *w, pbd_grid *g)
 	pbd_free_array(w, g->bucket_start, (size_t)g->bucket_capacity + (g->bucket_capacity ? 1 : 0),
 		       sizeof *g->bucket_start);
 	pbd_free_array(w, g->items, (size_t)g->item_capacity, sizeof *g->items);
-	pbd_free_array(w, g->scratch, (size_t)g->scratch_capacity, sizeof *g->scratch);
-	pbd_free_array(w, g->scratch_bucket, (size_t)g->scratch_capacity, sizeof *g->scratch_bucket);
 	pbd_free_array(w, g->oversized, (size_t)g->oversized_capacity, sizeof *g->oversized);
 	*g = (pbd_grid){0};
 }

@@ -203,16 +203,17 @@ static bool close_pairs(pbd_world *w, int64_t *tested)
 
 // Whether every carried start lies in its particle's region, so that the candidate pairs
 // cover the carried motion too.
-static bool carried_covered(const pbd_world *w)
+static bool carried_covered(const pbd_world *w, float h)
 {
-	if (!pbd_pairs_covered(w))
+	if (!pbd_pairs_covered(w, h))
 		return false;
 	if (w->region_count == -1)
 		return true;
+	float tau = (float)(w->time - w->region_time);
 	for (int i = 0; i < w->particle_count; ++i) {
 		if (w->carry_by[i] < 0)
 			continue;
-		if (!pbd_region_contains(w->regions[i], v3_of4(w->carry_to[i])))
+		if (!pbd_region_holds(w, (uint32_t)i, v3_of4(w->carry_to[i]), tau))
 			return false;
 	}
 	return true;
@@ -273,13 +274,13 @@ bool pbd_collider_carry_begin(pbd_world *w, int substeps_left, float h, int64_t 
 	for (int search = 0; search <= CARRY_MAX_SEARCHES && !closed; ++search) {
 		// The pairs must cover x -> carried start as well as the motion to p (the regions
 		// take the carried starts in while carry_count > 0).
-		if (!carried_covered(w)) {
+		if (!carried_covered(w, h)) {
 			if (search == CARRY_MAX_SEARCHES || !pbd_pairs_find(w, substeps_left, h))
 				break;
 		}
 		if (!close_set(w, tested))
 			break;
-		closed = carried_covered(w);
+		closed = carried_covered(w, h);
 	}
 	if (!closed || w->carry_count == 0) {
 		w->carry_count = 0;

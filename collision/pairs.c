@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Contact candidates: vertex-triangle, edge-edge and particle-particle pairs whose regions
-// (the space each particle may move through until the end of the step, grown by its radius)
+// (the space each particle may move through in the next substeps, grown by its radius)
 // overlap, found through two spatial hashes, then set up for the solver each substep (which
 // side each pair is on, how far apart it stays).
+//
+// Regions are boxes in a frame that moves with the free particles' mean motion (their mean
+// velocity and their mean acceleration over the last step): a cloth that falls, flies or is
+// carried as one stays in its regions, and its pairs hold, however fast it goes.
 #include "../engine/world.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef PBD_REGION_SUBSTEPS
@@ -165,13 +170,52 @@ static void visit_particle_for_particle(uint32_t j, void *user)
 	CHUNK_PUSH(ctx->chunk, pp, pair);
 }
 
-// Cell size: the mean mesh edge, but at least a particle's diameter.
-static float cell_size(const pbd_world *w)
+// Where the frame has moved tau seconds after the search.
+static pbd_v3 frame_offset(const pbd_world *w, float tau)
+{
+	return v3_add(v3_scale(w->frame_vel, tau), v3_scale(w->frame_acc, 0.5f * tau * tau));
+}
+
+bool pbd_region_holds(const pbd_world *w, uint32_t i, pbd_v3 at, float tau)
+{
+	pbd_aabb r = w->regions[i];
+	pbd_v3 a = v3_sub(at, frame_offset(w, tau));
+	return a.x >= r.lo.x && a.x <= r.hi.x && a.y >= r.lo.y && a.y <= r.hi.y && a.z >= r.lo.z && a.z <= r.hi.z;
+}
+
+// The frame: the free particles' mean velocity over this substep and their mean acceleration
+// over the last step.
+static void set_frame(pbd_world *w, float h)
+{
+	double sum[3] = {0, 0, 0};
+	int n = 0;
+	for (int i = 0; i < w->particle_count; ++i) {
+		if (w->pinned[i])
+			continue;
+		sum[0] += w->p[i].x - w->x[i].x;
+		sum[1] += w->p[i].y - w->x[i].y;
+		sum[2] += w->p[i].z - w->x[i].z;
+		n++;
+	}
+	w->frame_acc = n ? w->mean_accel : v3(0, 0, 0);
+	double k = n ? 1.0 / ((double)n * h) : 0.0;
+	pbd_v3 mean = v3((float)(sum[0] * k), (float)(sum[1] * k), (float)(sum[2] * k));
+	// The frame passes through the mean of p at the end of this substep.
+	w->frame_vel = v3_sub(mean, v3_scale(w->frame_acc, 0.5f * h));
+}
+
+// Cell size: the mean size of the edges' boxes (their largest side), but at least a
+// particle's diameter. A query then visits about eight cells, each holding about as many
+// entries as a box's neighbourhood: smaller cells multiply both the cells a box covers and
+// the entries each cell holds.
+static float cell_size(const pbd_world *w, const pbd_aabb *ebox, int ne)
 {
 	double sum = 0.0;
 	int n = 0;
-	for (int e = 0; e < w->edge_count; e += 7, ++n)
-		sum += v3_len(v3_sub(v3_of4(w->x[w->edge[2 * e]]), v3_of4(w->x[w->edge[2 * e + 1]])));
+	for (int e = 0; e < ne; e += 7, ++n) {
+		pbd_v3 d = v3_sub(ebox[e].hi, ebox[e].lo);
+		sum += maxf(d.x, maxf(d.y, d.z));
+	}
 	float mean = n ? (float)(sum / n) : 0.0f;
 	return fmaxf(fmaxf(mean, 2.0f * w->max_radius), 1e-4f);
 }
@@ -187,9 +231,13 @@ static void build_regions(pbd_world *w, int substeps_left, float h)
 	// two substeps ahead measured best on the contact-heavy scenes.
 	int ahead = mini(substeps_left, PBD_REGION_SUBSTEPS);
 	float span = (float)ahead * h;
-	float fall = 0.5f * v3_len(v3_load(w->settings.gravity)) * span * span;
+	set_frame(w, h);
+	pbd_v3 shift = frame_offset(w, h);
+	// Gravity and the frame's own acceleration, the most a particle accelerates in the frame
+	// when nothing else acts (at rest in a falling frame, or falling in a still one).
+	float fall = 0.5f * (v3_len(v3_load(w->settings.gravity)) + v3_len(w->frame_acc)) * span * span;
 	for (int i = 0; i < w->particle_count; ++i) {
-		pbd_v3 x = v3_of4(w->x[i]), p = v3_of4(w->p[i]);
+		pbd_v3 x = v3_of4(w->x[i]), p = v3_sub(v3_of4(w->p[i]), shift);
 		float travel = v3_len(v3_sub(p, x)) * 1.5f * (float)ahead;
 		float m = travel + fall + 0.25f * w->radius[i] + 1e-5f;
 		pbd_aabb r = {v3(minf(x.x, p.x), minf(x.y, p.y), minf(x.z, p.z)), v3(maxf(x.x, p.x), maxf(x.y, p.y), maxf(x.z, p.z))};
@@ -217,7 +265,7 @@ static pbd_aabb union_of(const pbd_world *w, const uint32_t *ids, int n, float g
 	return b;
 }
 
-bool pbd_pairs_covered(const pbd_world *w)
+bool pbd_pairs_covered(const pbd_world *w, float h)
 {
 	if (w->topology_dirty)
 		return false;
@@ -225,8 +273,10 @@ bool pbd_pairs_covered(const pbd_world *w)
 		return true;  // nothing to pair (see pbd_pairs_find)
 	if (w->region_count != w->particle_count)
 		return false;
+	float tau = (float)(w->time - w->region_time);
 	for (int i = 0; i < w->particle_count; ++i)
-		if (!pbd_region_contains(w->regions[i], v3_of4(w->x[i])) || !pbd_region_contains(w->regions[i], v3_of4(w->p[i])))
+		if (!pbd_region_holds(w, (uint32_t)i, v3_of4(w->x[i]), tau) ||
+		    !pbd_region_holds(w, (uint32_t)i, v3_of4(w->p[i]), tau + h))
 			return false;
 	return true;
 }
@@ -253,6 +303,43 @@ typedef struct search_job {
 	int nt, ne, np;
 } search_job;
 
+// A query's pairs in the order of the other primitive's index, whatever order the grid
+// visited them in: results then depend on the pairs alone, not on the grid's cell size.
+// Each key appears once in a query's pairs (the grid reports each pair once), so the order
+// is total and qsort's is as deterministic as insertion's; insertion is quicker for the short
+// lists of most queries.
+#define SORT_RANGE(type, list, key)                                                 \
+	static int compare_##list(const void *a, const void *b)                     \
+	{                                                                          \
+		uint32_t ka = ((const type *)a)->key, kb = ((const type *)b)->key; \
+		return (ka > kb) - (ka < kb);                                      \
+	}                                                                          \
+	static void sort_##list(type *a, int n)                                     \
+	{                                                                          \
+		if (n > 32) {                                                      \
+			qsort(a, (size_t)n, sizeof *a, compare_##list);            \
+			return;                                                    \
+		}                                                                  \
+		for (int i = 1; i < n; ++i) {                                      \
+			type item = a[i];                                          \
+			int j = i;                                                 \
+			for (; j > 0 && a[j - 1].key > item.key; --j)              \
+				a[j] = a[j - 1];                                   \
+			a[j] = item;                                               \
+		}                                                                  \
+	}
+SORT_RANGE(pbd_vt_contact, vt, q)
+SORT_RANGE(pbd_ee_contact, ee, b)
+SORT_RANGE(pbd_pp_contact, pp, j)
+
+// Sorts what the query added to a list, when the chunk had room for it (if not, the chunk's
+// search runs again once it has).
+#define SORT_NEW(chunk, list, from)                                                        \
+	do {                                                                               \
+		if ((chunk)->list##_count <= (chunk)->list##_capacity)                     \
+			sort_##list((chunk)->list + (from), (chunk)->list##_count - (from)); \
+	} while (0)
+
 // Chunk k searches its share of the queries: triangles for vertices, then edges for edges,
 // then free particles for particles and vertices, in the order a single search would take.
 static void search_chunk(const search_job *job, int k)
@@ -266,17 +353,23 @@ static void search_chunk(const search_job *job, int k)
 	for (int item = lo; item < hi; ++item) {
 		if (item < job->nt) {
 			ctx.query = (uint32_t)item;
+			int from = chunk->vt_count;
 			pbd_grid_query(&w->vertex_grid, job->tbox[item], -1, visit_vertex_for_triangle, &ctx);
+			SORT_NEW(chunk, vt, from);
 		} else if (item < job->nt + job->ne) {
 			int e = item - job->nt;
 			ctx.query = (uint32_t)e;
+			int from = chunk->ee_count;
 			pbd_grid_query(&w->edge_grid, job->ebox[e], e, visit_edge_for_edge, &ctx);
+			SORT_NEW(chunk, ee, from);
 		} else {
 			int i = item - job->nt - job->ne;
 			if (body(w, w->owner[i])->kind != PBD_BODY_PARTICLES)
 				continue;
 			ctx.query = (uint32_t)i;
+			int from = chunk->pp_count;
 			pbd_grid_query(&w->vertex_grid, job->vbox[i], -1, visit_particle_for_particle, &ctx);
+			SORT_NEW(chunk, pp, from);
 		}
 	}
 }
@@ -366,6 +459,7 @@ bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
 		w->region_capacity = cap;
 	}
 	build_regions(w, substeps_left, h);
+	w->region_time = w->time;
 	pbd_aabb *vbox = w->boxes, *tbox = w->boxes + np, *ebox = w->boxes + np + nt;
 	for (int i = 0; i < np; ++i) {
 		uint32_t id = (uint32_t)i;
@@ -375,7 +469,7 @@ bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
 		tbox[t] = union_of(w, w->tri + 3 * t, 3, w->radius[w->tri[3 * t]]);
 	for (int e = 0; e < ne; ++e)
 		ebox[e] = union_of(w, w->edge + 2 * e, 2, w->radius[w->edge[2 * e]]);
-	float cell = cell_size(w);
+	float cell = cell_size(w, ebox, ne);
 	if (!pbd_grid_build(w, &w->vertex_grid, vbox, np, cell) || !pbd_grid_build(w, &w->edge_grid, ebox, ne, cell))
 		return false;
 	w->stats.broad_phase_builds++;
@@ -421,6 +515,33 @@ void pbd_pairs_trim(pbd_world *w)
 	w->pp_peak = w->pp_count;
 	pbd_grid_trim(w, &w->vertex_grid);
 	pbd_grid_trim(w, &w->edge_grid);
+}
+
+static void mean_free_velocity(const pbd_world *w, double mean[3])
+{
+	mean[0] = mean[1] = mean[2] = 0.0;
+	int n = 0;
+	for (int i = 0; i < w->particle_count; ++i) {
+		if (w->pinned[i])
+			continue;
+		mean[0] += w->v[i].x, mean[1] += w->v[i].y, mean[2] += w->v[i].z;
+		n++;
+	}
+	for (int k = 0; k < 3 && n > 0; ++k)
+		mean[k] /= n;
+}
+
+void pbd_pairs_step_begin(pbd_world *w)
+{
+	mean_free_velocity(w, w->step_mean_v);
+}
+
+void pbd_pairs_step_end(pbd_world *w, float dt)
+{
+	double end[3];
+	mean_free_velocity(w, end);
+	w->mean_accel = v3((float)((end[0] - w->step_mean_v[0]) / dt), (float)((end[1] - w->step_mean_v[1]) / dt),
+			   (float)((end[2] - w->step_mean_v[2]) / dt));
 }
 
 void pbd_pairs_free(pbd_world *w)

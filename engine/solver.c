@@ -550,6 +550,7 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 	int held_substeps = 0;
 	w->stats.broad_phase_builds = 0;
 	refresh_tethers(w);
+	pbd_pairs_step_begin(w);
 	bool air = air_is_on(w);
 	if (air) {
 		double t = now_ms();
@@ -572,7 +573,7 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 		stage[PBD_STAGE_PREDICT] += t2 - t;
 		// Out of memory anywhere in the contact search, carry or guard: see hold_if_unchecked.
 		int64_t failures = w->allocation_failures;
-		if (!pbd_pairs_covered(w))
+		if (!pbd_pairs_covered(w, h))
 			pbd_pairs_find(w, substeps - sub, h);
 		t = now_ms();
 		stage[PBD_STAGE_BROAD_PHASE] += t - t2;
@@ -616,7 +617,7 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 		bool carried = w->collider_capacity > 0 && pbd_collider_carry_begin(w, substeps - sub, h, &ccd_tested);
 		// The projection may have moved a particle out of its region: the guard needs every
 		// pair that the final motion x -> p can bring together.
-		if (!pbd_pairs_covered(w)) {
+		if (!pbd_pairs_covered(w, h)) {
 			pbd_pairs_find(w, substeps - sub, h);
 			t2 = now_ms();
 			stage[PBD_STAGE_BROAD_PHASE] += t2 - t;
@@ -634,6 +635,7 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 	}
 	double t = now_ms();
 	finalize(w, dt);
+	pbd_pairs_step_end(w, dt);
 	trim_contact_memory(w);
 	stage[PBD_STAGE_FINALIZE] += now_ms() - t;
 	w->stats.collider_contacts = touching;

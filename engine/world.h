@@ -165,9 +165,6 @@ typedef struct pbd_grid {
 	int item_count;
 	int item_capacity;
 	int item_peak, bucket_peak;  // most entries and buckets since the last trim
-	pbd_grid_item *scratch;    // items in insertion order (for the counting sort)
-	uint32_t *scratch_bucket;  // their buckets
-	int scratch_capacity;
 	uint32_t *oversized;       // primitives whose box covers too many cells: tested with all
 	int oversized_count;
 	int oversized_capacity;
@@ -240,6 +237,13 @@ struct pbd_world {
 	pbd_aabb *regions;         // per particle: where its motion must stay for the pairs to hold
 	int region_capacity;
 	int region_count;          // particles the current pairs cover (0: find them again)
+	// The regions are boxes in a frame that moves with the free particles' mean motion (so a
+	// cloth flying or falling as one keeps its pairs): at tau seconds after region_time the
+	// frame has moved frame_vel tau + frame_acc tau^2 / 2.
+	double region_time;
+	pbd_v3 frame_vel, frame_acc;
+	double step_mean_v[3];     // the free particles' mean velocity when the step began
+	pbd_v3 mean_accel;         // their mean acceleration over the last step
 	pbd_vt_contact *vt;
 	int vt_count, vt_capacity, vt_peak;  // peaks: most since the last trim
 	pbd_ee_contact *ee;
@@ -379,12 +383,14 @@ bool pbd_topology_update(pbd_world *world);
 // its region. The side each pair keeps is worked out by the solvers from x, only for pairs
 // that come close.
 bool pbd_pairs_find(pbd_world *world, int substeps_left, float h);
-bool pbd_pairs_covered(const pbd_world *world);
-// Whether a point lies in a particle's region (box, bounds included).
-static inline bool pbd_region_contains(pbd_aabb r, pbd_v3 a)
-{
-	return a.x >= r.lo.x && a.x <= r.hi.x && a.y >= r.lo.y && a.y <= r.hi.y && a.z >= r.lo.z && a.z <= r.hi.z;
-}
+// Whether the pairs still hold for the substep of length h that starts now (x -> p).
+bool pbd_pairs_covered(const pbd_world *world, float h);
+// Whether particle i is in its region at `at`, tau seconds after the search.
+bool pbd_region_holds(const pbd_world *world, uint32_t i, pbd_v3 at, float tau);
+// The free particles' mean velocity at the step's start and end: its change moves the frame
+// of the next searches.
+void pbd_pairs_step_begin(pbd_world *world);
+void pbd_pairs_step_end(pbd_world *world, float dt);
 void pbd_pairs_free(pbd_world *world);
 // Contact memory comes back after a transient (a hit, a drag): every PBD_TRIM_STEPS steps the
 // step asks each contact module to shrink the lists and scratch that were far larger than the
