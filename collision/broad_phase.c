@@ -42,7 +42,7 @@ static inline int cell_of(float v, float inv_cell)
 	return i - (f < (float)i);
 }
 
-// Grows an array keeping its contents: the scratch buckets grow while they are being filled.
+// Grows an array keeping its contents (the list of oversized boxes grows while it is filled).
 static bool grow_u32(pbd_world *w, uint32_t **a, int *capacity, int need)
 {
 	if (need <= *capacity)
