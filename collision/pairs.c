@@ -225,6 +225,18 @@ static float cell_size(const pbd_world *w, const pbd_aabb *ebox, int ne)
 // plus gravity and a little slack). Pairs are found once for all those substeps; when a particle leaves
 // its region (a hit, a drag) the pairs are found again, so the contact and CCD code always
 // sees every pair that can come close.
+//
+// The look ahead past this substep is capped at a few particle radii: a particle that moves
+// much faster than the cloth around it (a snap after a drag, a hit) would otherwise get a
+// region wide enough to pair with a large part of the cloth, and then probably leave it anyway.
+#ifndef PBD_REGION_CAP_RADII
+#define PBD_REGION_CAP_RADII 8.0f
+#endif
+static float lookahead_cap(const pbd_world *w, int i)
+{
+	return PBD_REGION_CAP_RADII * maxf(w->radius[i], 1e-3f);
+}
+
 static void build_regions(pbd_world *w, int substeps_left, float h)
 {
 	// Looking further ahead saves rebuilds but makes regions, and so the pair lists, larger;
@@ -239,7 +251,7 @@ static void build_regions(pbd_world *w, int substeps_left, float h)
 	for (int i = 0; i < w->particle_count; ++i) {
 		pbd_v3 x = v3_of4(w->x[i]), p = v3_sub(v3_of4(w->p[i]), shift);
 		float travel = v3_len(v3_sub(p, x)) * 1.5f * (float)ahead;
-		float m = travel + fall + 0.25f * w->radius[i] + 1e-5f;
+		float m = minf(travel + fall, lookahead_cap(w, i)) + 0.25f * w->radius[i] + 1e-5f;
 		pbd_aabb r = {v3(minf(x.x, p.x), minf(x.y, p.y), minf(x.z, p.z)), v3(maxf(x.x, p.x), maxf(x.y, p.y), maxf(x.z, p.z))};
 		// A start carried by a moving collider (collider_carry.c) is a third point of the path.
 		if (w->carry_count > 0 && w->carry_by[i] >= 0) {
@@ -336,7 +348,8 @@ SORT_RANGE(pbd_pp_contact, pp, j)
 // search runs again once it has).
 #define SORT_NEW(chunk, list, from)                                                        \
 	do {                                                                               \
-		if ((chunk)->list##_count <= (chunk)->list##_capacity)                     \
+		if ((chunk)->list##_count <= (chunk)->list##_capacity &&                   \
+		    (chunk)->list##_count - (from) > 1)                                    \
 			sort_##list((chunk)->list + (from), (chunk)->list##_count - (from)); \
 	} while (0)
 

@@ -507,6 +507,9 @@ static void refresh_tethers(pbd_world *w)
 	}
 }
 
+// Candidate pairs of every kind the substep holds: self and particle pairs, collider contacts.
+static int candidate_count(const pbd_world *w) { return w->vt_count + w->ee_count + w->pp_count + w->contact_count; }
+
 // When an allocation failed during the substep (contact lists, guard or carry scratch), some
 // pairs may not have been found or swept, and the guard cannot vouch for the motion x -> p.
 // The free particles then keep x, where the last substep left them free of crossings; the
@@ -548,6 +551,7 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 	int touching = 0, triangles_touching = 0, vt_touching = 0, ee_touching = 0, pp_touching = 0;
 	int64_t ccd_tested = 0, ccd_hits = 0;
 	int held_substeps = 0;
+	int pairs_peak = 0;  // most candidate pairs held in a substep (stats)
 	w->stats.broad_phase_builds = 0;
 	refresh_tethers(w);
 	pbd_pairs_step_begin(w);
@@ -573,8 +577,10 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 		stage[PBD_STAGE_PREDICT] += t2 - t;
 		// Out of memory anywhere in the contact search, carry or guard: see hold_if_unchecked.
 		int64_t failures = w->allocation_failures;
-		if (!pbd_pairs_covered(w, h))
+		if (!pbd_pairs_covered(w, h)) {
 			pbd_pairs_find(w, substeps - sub, h);
+			pairs_peak = maxi(pairs_peak, candidate_count(w));
+		}
 		t = now_ms();
 		stage[PBD_STAGE_BROAD_PHASE] += t - t2;
 		pbd_collider_contacts_find(w);
@@ -619,6 +625,7 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 		// pair that the final motion x -> p can bring together.
 		if (!pbd_pairs_covered(w, h)) {
 			pbd_pairs_find(w, substeps - sub, h);
+			pairs_peak = maxi(pairs_peak, candidate_count(w));
 			t2 = now_ms();
 			stage[PBD_STAGE_BROAD_PHASE] += t2 - t;
 			t = t2;
@@ -643,7 +650,8 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 	w->stats.vertex_triangle_contacts = vt_touching;
 	w->stats.edge_edge_contacts = ee_touching;
 	w->stats.particle_contacts = pp_touching;
-	w->stats.candidate_pairs = w->vt_count + w->ee_count + w->pp_count + w->contact_count;
+	w->stats.candidate_pairs = candidate_count(w);
+	w->stats.candidate_pairs_peak = maxi(pairs_peak, candidate_count(w));
 	w->stats.vertex_triangle_candidates = w->vt_count;
 	w->stats.edge_edge_candidates = w->ee_count;
 	w->stats.ccd_pairs_tested = ccd_tested;

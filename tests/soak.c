@@ -4,10 +4,13 @@
 // given a velocity), collider motion and parameter changes; every N frames: no NaN, kinetic energy
 // bounded, no crossing triangle pairs by the independent check; in every frame, live memory
 // (counted through the allocator hooks) not growing once warmed up faster than the contact
-// load it holds (the candidate pairs the engine reports).
+// load it holds (the most candidate pairs the engine reports for a substep of the frame).
 //
-//   pbd-soak [--scenes fold,drape,twist,bullet] [--seconds S] [--check-every N] [--seed K]
+//   pbd-soak [--scenes fold,drape,twist,bullet] [--seconds S | --frames F] [--check-every N]
+//            [--seed K] [--trace]
 //
+// --frames runs a fixed number of frames instead of a wall time (the same run on any machine);
+// --trace prints each frame's time, candidate pairs and live memory to stderr.
 // One line per scene; exit status 1 when any check failed, 2 on bad arguments.
 #include <math.h>
 #include <stdbool.h>
@@ -51,7 +54,7 @@ typedef struct soak_result {
 	long long frames, checks, intersections;
 	double worst_energy_per_kg;
 	long long memory_first, memory_warm_peak, memory_end, memory_late_peak;
-	long long pairs_warm_peak, pairs_late_peak;  // candidate pairs of a frame's last substep
+	long long pairs_warm_peak, pairs_late_peak;  // most candidate pairs of a frame's substeps
 	int drags, impulses, collider_moves, parameter_changes, refused, nonfinite;
 } soak_result;
 
@@ -78,6 +81,21 @@ static double energy_per_kg(const pbd_world *w, const demo_scene_state *s, int *
 	return mass > 0.0 ? energy / mass : 0.0;
 }
 
+// The fastest free cloth vertex, in m/s (for --trace).
+static double fastest_vertex(const pbd_world *w, const demo_scene_state *s)
+{
+	double fastest = 0.0;
+	for (int c = 0; c < s->cloth_count; ++c) {
+		int n = 0;
+		const float *v = pbd_cloth_velocities(w, s->cloths[c], &n);
+		for (int i = 0; i < n; ++i) {
+			double v2 = (double)v[3 * i] * v[3 * i] + (double)v[3 * i + 1] * v[3 * i + 1] + (double)v[3 * i + 2] * v[3 * i + 2];
+			fastest = v2 > fastest * fastest ? sqrt(v2) : fastest;
+		}
+	}
+	return fastest;
+}
+
 static long count_crossings(const pbd_world *w, const demo_scene_state *s)
 {
 	check_mesh meshes[DEMO_MAX_CLOTHS];
@@ -89,7 +107,7 @@ static long count_crossings(const pbd_world *w, const demo_scene_state *s)
 }
 
 // Starts, moves or ends a drag of one free vertex.
-static void drive_drag(pbd_world *w, demo_scene_state *s, drag *d, uint32_t *rng, float dt, soak_result *r)
+static void drive_drag(pbd_world *w, demo_scene_state *s, drag *d, uint32_t *rng, float dt, soak_result *r, bool trace)
 {
 	if (!d->active) {
 		if (s->cloth_count == 0 || next(rng) % 60 != 0)
@@ -115,6 +133,9 @@ static void drive_drag(pbd_world *w, demo_scene_state *s, drag *d, uint32_t *rng
 			return;
 		}
 		r->drags++;
+		if (trace)
+			fprintf(stderr, "drag of cloth %d vertex %d for %d frames at (%.2f %.2f %.2f) m/s\n", c, v, d->frames_left,
+				(double)d->velocity[0], (double)d->velocity[1], (double)d->velocity[2]);
 	}
 	if (--d->frames_left <= 0) {
 		pbd_attachment_destroy(w, d->handle);
@@ -129,7 +150,7 @@ static void drive_drag(pbd_world *w, demo_scene_state *s, drag *d, uint32_t *rng
 		r->refused++;
 }
 
-static void random_event(pbd_world *w, demo_scene_state *s, uint32_t *rng, soak_result *r)
+static void random_event(pbd_world *w, demo_scene_state *s, uint32_t *rng, soak_result *r, bool trace)
 {
 	uint32_t roll = next(rng) % 120;
 	if (roll == 0 && s->cloth_count > 0) {
@@ -154,13 +175,35 @@ static void random_event(pbd_world *w, demo_scene_state *s, uint32_t *rng, soak_
 		const demo_param *p = demo_param_at((int)(next(rng) % (uint32_t)demo_param_count()));
 		if (strcmp(p->name, "self_collision") == 0)
 			return;
-		if (demo_param_nudge(p, w, s, (int)(next(rng) & 1)) != PBD_OK)
+		int up = (int)(next(rng) & 1);
+		if (demo_param_nudge(p, w, s, up) != PBD_OK)
 			r->refused++;
+		if (trace)
+			fprintf(stderr, "parameter %s %s to %g\n", p->name, up ? "up" : "down", (double)p->get(w, s));
 		r->parameter_changes++;
 	}
 }
 
-static int soak_scene(const char *name, double seconds, int check_every, uint32_t seed, soak_result *r)
+typedef struct soak_options {
+	double seconds;
+	long long frames;  // > 0: run this many frames and ignore seconds
+	int check_every;
+	uint32_t seed;
+	bool trace;
+} soak_options;
+
+// The run is past its first half (by frames when a frame count is set, else by wall time).
+static bool in_late_half(const soak_options *o, long long frames_done, double elapsed)
+{
+	return o->frames > 0 ? 2 * frames_done > o->frames : elapsed > 0.5 * o->seconds;
+}
+
+static bool run_over(const soak_options *o, long long frames_done, double elapsed)
+{
+	return o->frames > 0 ? frames_done >= o->frames : elapsed >= o->seconds;
+}
+
+static int soak_scene(const char *name, const soak_options *o, soak_result *r)
 {
 	*r = (soak_result){0};
 	const demo_scene *scene = demo_scene_find(name);
@@ -174,14 +217,15 @@ static int soak_scene(const char *name, double seconds, int check_every, uint32_
 		fprintf(stderr, "pbd-soak: %s: %s\n", name, error);
 		return 1;
 	}
-	uint32_t rng = seed ? seed : 1;
+	uint32_t rng = o->seed ? o->seed : 1;
 	drag d = {0};
 	const float dt = 1.0f / 60.0f;
 	double start = now_s();
 	int failed = 0;
-	while (now_s() - start < seconds) {
-		drive_drag(w, &s, &d, &rng, dt, r);
-		random_event(w, &s, &rng, r);
+	while (!run_over(o, r->frames, now_s() - start)) {
+		double frame_start = now_s();
+		drive_drag(w, &s, &d, &rng, dt, r, o->trace);
+		random_event(w, &s, &rng, r, o->trace);
 		if (demo_scene_step(scene, w, &s, dt) != PBD_OK) {
 			fprintf(stderr, "pbd-soak: %s frame %lld: step failed: %s\n", name, r->frames, pbd_world_last_error(w));
 			failed = 1;
@@ -189,8 +233,14 @@ static int soak_scene(const char *name, double seconds, int check_every, uint32_
 		}
 		r->frames++;
 		// Memory and load in every frame: a transient between checks must not be missed.
-		bool late = now_s() - start > 0.5 * seconds;
-		long long pairs = pbd_world_get_stats(w).candidate_pairs;
+		bool late = in_late_half(o, r->frames, now_s() - start);
+		long long pairs = pbd_world_get_stats(w).candidate_pairs_peak;
+		if (o->trace)
+			fprintf(stderr, "%s frame %lld: %.1f ms, candidate pairs %lld, live memory %lld bytes, fastest vertex %.2f m/s, "
+				"worst stretch %.0f%%, guard hits %lld, vt %d ee %d\n",
+				name, r->frames, 1e3 * (now_s() - frame_start), pairs, memory.live, fastest_vertex(w, &s),
+				100.0 * pbd_world_get_stats(w).max_stretch_error, (long long)pbd_world_get_stats(w).ccd_hits,
+				pbd_world_get_stats(w).vertex_triangle_candidates, pbd_world_get_stats(w).edge_edge_candidates);
 		if (r->frames == 1)
 			r->memory_first = memory.live;
 		if (!late) {
@@ -200,7 +250,7 @@ static int soak_scene(const char *name, double seconds, int check_every, uint32_
 			r->memory_late_peak = memory.live > r->memory_late_peak ? memory.live : r->memory_late_peak;
 			r->pairs_late_peak = pairs > r->pairs_late_peak ? pairs : r->pairs_late_peak;
 		}
-		if (r->frames % check_every != 0)
+		if (r->frames % o->check_every != 0)
 			continue;
 		r->checks++;
 		int finite = 1;
@@ -239,10 +289,12 @@ static int soak_scene(const char *name, double seconds, int check_every, uint32_
 int main(int argc, char **argv)
 {
 	const char *scenes = "fold,drape,twist,bullet";
-	double seconds = 30.0;
-	int check_every = 30;
-	uint32_t seed = 12345;
+	soak_options o = {30.0, 0, 30, 12345, false};
 	for (int i = 1; i < argc; ++i) {
+		if (!strcmp(argv[i], "--trace")) {
+			o.trace = true;
+			continue;
+		}
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		char *end = NULL;
 		if (!v) {
@@ -251,19 +303,23 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--scenes")) {
 			scenes = v;
 		} else if (!strcmp(argv[i], "--seconds")) {
-			seconds = strtod(v, &end);
-			if (*end || !(seconds > 0.0))
+			o.seconds = strtod(v, &end);
+			if (*end || !(o.seconds > 0.0))
 				return fprintf(stderr, "pbd-soak: bad --seconds '%s'\n", v), 2;
+		} else if (!strcmp(argv[i], "--frames")) {
+			o.frames = strtoll(v, &end, 10);
+			if (*end || o.frames < 1)
+				return fprintf(stderr, "pbd-soak: bad --frames '%s'\n", v), 2;
 		} else if (!strcmp(argv[i], "--check-every")) {
-			check_every = (int)strtol(v, &end, 10);
-			if (*end || check_every < 1)
+			o.check_every = (int)strtol(v, &end, 10);
+			if (*end || o.check_every < 1)
 				return fprintf(stderr, "pbd-soak: bad --check-every '%s'\n", v), 2;
 		} else if (!strcmp(argv[i], "--seed")) {
-			seed = (uint32_t)strtoul(v, &end, 10);
+			o.seed = (uint32_t)strtoul(v, &end, 10);
 			if (*end)
 				return fprintf(stderr, "pbd-soak: bad --seed '%s'\n", v), 2;
 		} else {
-			fprintf(stderr, "usage: pbd-soak [--scenes a,b] [--seconds S] [--check-every N] [--seed K]\n");
+			fprintf(stderr, "usage: pbd-soak [--scenes a,b] [--seconds S | --frames F] [--check-every N] [--seed K] [--trace]\n");
 			return 2;
 		}
 		++i;
@@ -277,11 +333,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		soak_result r;
-		int failed = soak_scene(name, seconds, check_every, seed, &r);
+		double start = now_s();
+		int failed = soak_scene(name, &o, &r);
 		printf("soak %s: %lld frames in %.0f s, %lld checks, worst kinetic energy %.3g J/kg, crossings %lld, "
 		       "live memory %lld -> %lld bytes (first-half peak %lld, second-half peak %lld; candidate pairs peak "
 		       "%lld, then %lld), drags %d, impulses %d, collider moves %d, parameter changes %d (%d refused): %s\n",
-		       name, r.frames, seconds, r.checks, r.worst_energy_per_kg, r.intersections, r.memory_first,
+		       name, r.frames, now_s() - start, r.checks, r.worst_energy_per_kg, r.intersections, r.memory_first,
 		       r.memory_end, r.memory_warm_peak, r.memory_late_peak, r.pairs_warm_peak, r.pairs_late_peak, r.drags, r.impulses, r.collider_moves,
 		       r.parameter_changes, r.refused, failed ? "FAILED" : "ok");
 		fflush(stdout);

@@ -292,6 +292,9 @@ typedef struct pbd_world_stats {
 	int edge_edge_contacts;              ///< edge-edge contacts touching, last substep
 	int particle_contacts;               ///< particle-particle contacts touching, last substep
 	int candidate_pairs;                 ///< broad-phase pairs of the last substep (all kinds)
+	/// The most candidate pairs held in any substep of the step: what the contact lists had to
+	/// hold (a fast part of the cloth may need many more pairs mid-step than at its end).
+	int candidate_pairs_peak;
 	int vertex_triangle_candidates;      ///< of which vertex-triangle pairs
 	int edge_edge_candidates;            ///< of which edge-edge pairs
 	int64_t ccd_pairs_tested;            ///< pairs the CCD guard swept in the whole step
