@@ -313,7 +313,10 @@ typedef struct search_job {
 	pbd_world *w;
 	const pbd_aabb *vbox, *tbox, *ebox;
 	int nt, ne, np;
+	int64_t limit;  // settings.max_candidate_pairs, or INT64_MAX for none
 } search_job;
+
+static int64_t chunk_total(const pbd_pair_chunk *c) { return (int64_t)c->vt_count + c->ee_count + c->pp_count; }
 
 // A query's pairs in the order of the other primitive's index, whatever order the grid
 // visited them in: results then depend on the pairs alone, not on the grid's cell size.
@@ -363,7 +366,8 @@ static void search_chunk(const search_job *job, int k)
 	int64_t total = (int64_t)job->nt + job->ne + job->np;
 	int lo = (int)(total * k / PBD_PAIR_CHUNKS), hi = (int)(total * (k + 1) / PBD_PAIR_CHUNKS);
 	visit_context ctx = {w, chunk, 0};
-	for (int item = lo; item < hi; ++item) {
+	// Past the limit the whole search is over it: the rest would be work for nothing.
+	for (int item = lo; item < hi && chunk_total(chunk) <= job->limit; ++item) {
 		if (item < job->nt) {
 			ctx.query = (uint32_t)item;
 			int from = chunk->vt_count;
@@ -450,6 +454,7 @@ bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
 {
 	w->vt_count = w->ee_count = w->pp_count = 0;
 	w->region_count = 0;
+	w->pairs_over_limit = false;
 	if (!pbd_topology_update(w))
 		return false;
 	if (nothing_to_pair(w)) {
@@ -486,8 +491,18 @@ bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
 	if (!pbd_grid_build(w, &w->vertex_grid, vbox, np, cell) || !pbd_grid_build(w, &w->edge_grid, ebox, ne, cell))
 		return false;
 	w->stats.broad_phase_builds++;
-	search_job job = {w, vbox, tbox, ebox, nt, ne, np};
+	int limit = w->settings.max_candidate_pairs;
+	search_job job = {w, vbox, tbox, ebox, nt, ne, np, limit > 0 ? limit : INT64_MAX};
 	pbd_parallel_for(w, search_range, PBD_PAIR_CHUNKS, 1, &job);
+	int64_t total = 0;
+	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k)
+		total += chunk_total(&w->pair_chunks[k]);
+	if (total > job.limit) {
+		// Nothing is kept (a partial list would look complete), and the lists do not grow.
+		w->pairs_over_limit = true;
+		w->stats.searches_over_limit++;
+		return false;
+	}
 	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k) {
 		if (chunk_fits(&w->pair_chunks[k]))
 			continue;

@@ -511,13 +511,14 @@ static void refresh_tethers(pbd_world *w)
 static int candidate_count(const pbd_world *w) { return w->vt_count + w->ee_count + w->pp_count + w->contact_count; }
 
 // When an allocation failed during the substep (contact lists, guard or carry scratch), some
-// pairs may not have been found or swept, and the guard cannot vouch for the motion x -> p.
-// The free particles then keep x, where the last substep left them free of crossings; the
-// step goes on and says so in its result. Kinematic particles follow their path as always.
-// Returns whether it held them.
+// pairs may not have been found or swept, and the guard cannot vouch for the motion x -> p;
+// nor can it when the pairs it needed were more than settings.max_candidate_pairs. The free
+// particles then keep x, where the last substep left them free of crossings; the step goes on
+// and says so (in its result for memory, in the stats for the limit). Kinematic particles
+// follow their path as always. Returns whether it held them.
 static bool hold_if_unchecked(pbd_world *w, int64_t failures_before)
 {
-	if (w->allocation_failures == failures_before)
+	if (w->allocation_failures == failures_before && !w->pairs_over_limit)
 		return false;
 	for (int i = 0; i < w->particle_count; ++i)
 		if (!w->pinned[i])
@@ -550,9 +551,10 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 	float h = dt / (float)substeps, inv_h = 1.0f / h, inv_h2 = inv_h * inv_h;
 	int touching = 0, triangles_touching = 0, vt_touching = 0, ee_touching = 0, pp_touching = 0;
 	int64_t ccd_tested = 0, ccd_hits = 0;
-	int held_substeps = 0;
+	int held_substeps = 0, memory_held_substeps = 0;  // of which memory ran out
 	int pairs_peak = 0;  // most candidate pairs held in a substep (stats)
 	w->stats.broad_phase_builds = 0;
+	w->stats.searches_over_limit = 0;
 	refresh_tethers(w);
 	pbd_pairs_step_begin(w);
 	bool air = air_is_on(w);
@@ -633,7 +635,11 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 		ccd_hits += pbd_ccd_guard(w, &ccd_tested);
 		if (carried)
 			pbd_collider_carry_end(w);
-		held_substeps += hold_if_unchecked(w, failures);
+		bool out_of_memory = w->allocation_failures != failures;
+		if (hold_if_unchecked(w, failures)) {
+			held_substeps++;
+			memory_held_substeps += out_of_memory;
+		}
 		t2 = now_ms();
 		stage[PBD_STAGE_CCD] += t2 - t;
 		update(w, h, inv_h);
@@ -656,12 +662,13 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 	w->stats.edge_edge_candidates = w->ee_count;
 	w->stats.ccd_pairs_tested = ccd_tested;
 	w->stats.ccd_hits = ccd_hits;
+	w->stats.substeps_held = held_substeps;
 	w->stats.steps++;
 	memcpy(w->stats.stage_ms, stage, sizeof stage);
 	w->stats.step_ms = now_ms() - t_step;
-	if (held_substeps > 0)
+	if (memory_held_substeps > 0)
 		return pbd_fail(w, PBD_ERR_OUT_OF_MEMORY,
 				"out of memory for contacts: free particles kept their places in %d of %d substeps",
-				held_substeps, substeps);
+				memory_held_substeps, substeps);
 	return PBD_OK;
 }

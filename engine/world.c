@@ -61,6 +61,9 @@ pbd_result pbd_check_settings(pbd_world *world, const pbd_world_settings *s)
 	if (s->particle_cloth_mass_ratio < 0.0f)
 		return pbd_fail(world, PBD_ERR_NEGATIVE, "particle_cloth_mass_ratio must be >= 0, got %g",
 				(double)s->particle_cloth_mass_ratio);
+	if (s->max_candidate_pairs < 0)
+		return pbd_fail(world, PBD_ERR_NEGATIVE, "max_candidate_pairs must be >= 0 (0: no limit), got %d",
+				s->max_candidate_pairs);
 	if (s->wind_turbulence < 0.0f || s->wind_turbulence > 1.0f)
 		return pbd_fail(world, PBD_ERR_NEGATIVE, "wind turbulence must be 0..1, got %g", (double)s->wind_turbulence);
 	return PBD_OK;

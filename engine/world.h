@@ -276,6 +276,9 @@ struct pbd_world {
 	// Allocations that failed (memory.c): the step compares it before and after a substep
 	// to learn whether the substep's contact search, carry or guard went without memory.
 	int64_t allocation_failures;
+	// Whether the last pair search stopped at settings.max_candidate_pairs (it then kept no
+	// pairs, and the regions are void).
+	bool pairs_over_limit;
 	char error[PBD_ERROR_CAPACITY];
 };
 
@@ -382,6 +385,8 @@ bool pbd_topology_update(pbd_world *world);
 // collision/pairs.c: candidate contacts (broad phase), valid while every particle stays in
 // its region. The side each pair keeps is worked out by the solvers from x, only for pairs
 // that come close.
+// False when memory ran out or the pairs would exceed settings.max_candidate_pairs
+// (pairs_over_limit): then no pairs are kept.
 bool pbd_pairs_find(pbd_world *world, int substeps_left, float h);
 // Whether the pairs still hold for the substep of length h that starts now (x -> p).
 bool pbd_pairs_covered(const pbd_world *world, float h);

@@ -554,6 +554,9 @@ static int negative(void)
 	s = pbd_world_get_settings(t.world);
 	s.particle_cloth_mass_ratio = -1.0f;
 	EXPECT(PBD_ERR_NEGATIVE, pbd_world_set_settings(t.world, &s));
+	s = pbd_world_get_settings(t.world);
+	s.max_candidate_pairs = -1;
+	EXPECT(PBD_ERR_NEGATIVE, pbd_world_set_settings(t.world, &s));
 	return twins_agree(&t);
 }
 

@@ -216,8 +216,11 @@ static void do_op(driver *d, reader *r)
 		s.iterations = 1 + byte(r) % 4;
 		s.gravity[1] = -scaled(r, 9.81f);
 		s.wind[0] = byte(r) & 1 ? scaled(r, 20.0f) : 0.0f;
-		trace("settings: substeps %d iterations %d gravity %g wind %g\n", s.substeps, s.iterations,
-		      (double)s.gravity[1], (double)s.wind[0]);
+		// A small limit on candidate pairs now and then, taken from the substeps so that the
+		// saved inputs keep reading the same bytes.
+		s.max_candidate_pairs = s.substeps > 0 && s.substeps % 5 == 0 ? 20 * s.substeps : 0;
+		trace("settings: substeps %d iterations %d gravity %g wind %g pair limit %d\n", s.substeps, s.iterations,
+		      (double)s.gravity[1], (double)s.wind[0], s.max_candidate_pairs);
 		after(d, pbd_world_set_settings(d->w, &s), "pbd_world_set_settings");
 		break;
 	}

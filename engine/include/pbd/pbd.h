@@ -179,6 +179,15 @@ typedef struct pbd_world_settings {
 	/// there; the cap lets the contact stand for the cloth those vertices are tied to. 0 turns
 	/// it off: contacts then keep momentum exactly.
 	float particle_cloth_mass_ratio;
+	/// The most candidate contact pairs (vertex-triangle, edge-edge, particle-particle) one
+	/// search may keep, >= 0; 0 (the default) sets no limit. This bounds the contact memory and
+	/// the work of a substep (a hard hit or a snap can otherwise ask for millions of pairs).
+	/// A search that would need more stops at the limit; if that is the search the CCD guard
+	/// needs, the free particles keep their start of that substep (where the last substep left
+	/// them free of crossings) and stop: the cloth pauses for a substep rather than risk a
+	/// crossing. Particles held this way keep their start even where a moving collider has
+	/// swept over it. pbd_world_stats.substeps_held counts such substeps.
+	int max_candidate_pairs;
 } pbd_world_settings;
 
 // ---------------------------------------------------------------------------------------------
@@ -295,6 +304,12 @@ typedef struct pbd_world_stats {
 	/// The most candidate pairs held in any substep of the step: what the contact lists had to
 	/// hold (a fast part of the cloth may need many more pairs mid-step than at its end).
 	int candidate_pairs_peak;
+	/// Substeps of the last step in which the free particles kept their start because the
+	/// candidate pairs could not all be kept (settings.max_candidate_pairs reached, or memory
+	/// ran out): the cloth paused rather than move unchecked.
+	int substeps_held;
+	/// Searches of the last step that stopped at settings.max_candidate_pairs.
+	int searches_over_limit;
 	int vertex_triangle_candidates;      ///< of which vertex-triangle pairs
 	int edge_edge_candidates;            ///< of which edge-edge pairs
 	int64_t ccd_pairs_tested;            ///< pairs the CCD guard swept in the whole step
