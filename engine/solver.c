@@ -552,9 +552,9 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 	int touching = 0, triangles_touching = 0, vt_touching = 0, ee_touching = 0, pp_touching = 0;
 	int64_t ccd_tested = 0, ccd_hits = 0;
 	int held_substeps = 0, memory_held_substeps = 0;  // of which memory ran out
-	int pairs_peak = 0;  // most candidate pairs held in a substep (stats)
 	w->stats.broad_phase_builds = 0;
 	w->stats.searches_over_limit = 0;
+	w->stats.candidate_pairs_peak = 0;  // raised by each pair search
 	refresh_tethers(w);
 	pbd_pairs_step_begin(w);
 	bool air = air_is_on(w);
@@ -579,10 +579,8 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 		stage[PBD_STAGE_PREDICT] += t2 - t;
 		// Out of memory anywhere in the contact search, carry or guard: see hold_if_unchecked.
 		int64_t failures = w->allocation_failures;
-		if (!pbd_pairs_covered(w, h)) {
+		if (!pbd_pairs_covered(w, h))
 			pbd_pairs_find(w, substeps - sub, h);
-			pairs_peak = maxi(pairs_peak, candidate_count(w));
-		}
 		t = now_ms();
 		stage[PBD_STAGE_BROAD_PHASE] += t - t2;
 		pbd_collider_contacts_find(w);
@@ -627,7 +625,6 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 		// pair that the final motion x -> p can bring together.
 		if (!pbd_pairs_covered(w, h)) {
 			pbd_pairs_find(w, substeps - sub, h);
-			pairs_peak = maxi(pairs_peak, candidate_count(w));
 			t2 = now_ms();
 			stage[PBD_STAGE_BROAD_PHASE] += t2 - t;
 			t = t2;
@@ -657,7 +654,7 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 	w->stats.edge_edge_contacts = ee_touching;
 	w->stats.particle_contacts = pp_touching;
 	w->stats.candidate_pairs = candidate_count(w);
-	w->stats.candidate_pairs_peak = maxi(pairs_peak, candidate_count(w));
+	w->stats.candidate_pairs_peak = maxi(w->stats.candidate_pairs_peak, candidate_count(w));
 	w->stats.vertex_triangle_candidates = w->vt_count;
 	w->stats.edge_edge_candidates = w->ee_count;
 	w->stats.ccd_pairs_tested = ccd_tested;
