@@ -96,7 +96,7 @@ static bool resize_buckets(pbd_world *w, pbd_grid *g, int buckets)
 	return true;
 }
 
-// Runs the statement given for every cell (x, y, z) of every box i of every box that is not oversized.
+// Runs the statement given for each cell (x, y, z) covered by each box i that is not oversized.
 #define FOR_EACH_ENTRY(boxes, count, inv, ...)                                            \
 	for (int i = 0; i < (count); ++i) {                                               \
 		cell_range r = range_of((boxes)[i], (inv));                               \

@@ -521,8 +521,7 @@ bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
 	w->vt_peak = maxi(w->vt_peak, w->vt_count);
 	w->ee_peak = maxi(w->ee_peak, w->ee_count);
 	w->pp_peak = maxi(w->pp_peak, w->pp_count);
-	int held = w->vt_count + w->ee_count + w->pp_count + w->contact_count;  // as stats.candidate_pairs counts
-	w->stats.candidate_pairs_peak = maxi(w->stats.candidate_pairs_peak, held);
+	w->stats.candidate_pairs_peak = maxi(w->stats.candidate_pairs_peak, pbd_candidate_count(w));
 	w->region_count = np;
 	return true;
 }

@@ -507,9 +507,6 @@ static void refresh_tethers(pbd_world *w)
 	}
 }
 
-// Candidate pairs of every kind the substep holds: self and particle pairs, collider contacts.
-static int candidate_count(const pbd_world *w) { return w->vt_count + w->ee_count + w->pp_count + w->contact_count; }
-
 // When an allocation failed during the substep (contact lists, guard or carry scratch), some
 // pairs may not have been found or swept, and the guard cannot vouch for the motion x -> p;
 // nor can it when the pairs it needed were more than settings.max_candidate_pairs. The free
@@ -653,8 +650,8 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 	w->stats.vertex_triangle_contacts = vt_touching;
 	w->stats.edge_edge_contacts = ee_touching;
 	w->stats.particle_contacts = pp_touching;
-	w->stats.candidate_pairs = candidate_count(w);
-	w->stats.candidate_pairs_peak = maxi(w->stats.candidate_pairs_peak, candidate_count(w));
+	w->stats.candidate_pairs = pbd_candidate_count(w);
+	w->stats.candidate_pairs_peak = maxi(w->stats.candidate_pairs_peak, pbd_candidate_count(w));
 	w->stats.vertex_triangle_candidates = w->vt_count;
 	w->stats.edge_edge_candidates = w->ee_count;
 	w->stats.ccd_pairs_tested = ccd_tested;

@@ -388,6 +388,12 @@ bool pbd_topology_update(pbd_world *world);
 // False when memory ran out or the pairs would exceed settings.max_candidate_pairs
 // (pairs_over_limit): then no pairs are kept.
 bool pbd_pairs_find(pbd_world *world, int substeps_left, float h);
+// Candidate pairs of every kind held now: self and particle pairs, collider contacts
+// (what stats.candidate_pairs counts).
+static inline int pbd_candidate_count(const pbd_world *w)
+{
+	return w->vt_count + w->ee_count + w->pp_count + w->contact_count;
+}
 // Whether the pairs still hold for the substep of length h that starts now (x -> p).
 bool pbd_pairs_covered(const pbd_world *world, float h);
 // Whether particle i is in its region at `at`, tau seconds after the search.
