@@ -42,7 +42,15 @@ typedef struct test_case {
 	int (*run)(void);
 } test_case;
 
+// One row of a program's table of cases. tests/meson.build reads these tables, so a case is
+// registered here and nowhere else; the macro it is written with picks its suites:
+//   TEST       the quick suites of both builds (and valgrind's, for the programs listed there);
+//   SLOW_TEST  the quick suite of the plain build; the deep suite under the sanitizers, which
+//              run it several times slower;
+//   DEEP_TEST  the deep suite of both builds (`meson test --suite deep`).
 #define TEST(name) {#name, name}
+#define SLOW_TEST(name) TEST(name)
+#define DEEP_TEST(name) TEST(name)
 
 static inline int test_main(int argc, char **argv, const test_case *cases, int count)
 {

@@ -223,7 +223,7 @@ static int sphere_sweep_every_substep(void)
 
 int main(int argc, char **argv)
 {
-	static const test_case cases[] = {TEST(bullet_default_substeps), TEST(bullet_one_substep),
+	static const test_case cases[] = {SLOW_TEST(bullet_default_substeps), TEST(bullet_one_substep),
 					  TEST(sphere_sweep_every_substep)};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

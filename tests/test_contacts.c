@@ -584,7 +584,7 @@ int main(int argc, char **argv)
 	static const test_case cases[] = {
 		TEST(checker_sees_crossing),  TEST(drape_no_intersections),      TEST(fold_no_intersections),
 		TEST(stack_no_intersections), TEST(twist_no_intersections), TEST(cape_no_intersections), TEST(drape_clears_sphere),         TEST(pile_rests_and_friction_steepens),
-		TEST(particles_conserve_momentum), TEST(ball_cloth_mass_ratio), TEST(kinematic_box_friction), TEST(grid_finds_every_overlap), TEST(grid_reports_each_pair_once), TEST(memory_returns_after_transient), TEST(candidate_pair_limit),
+		TEST(particles_conserve_momentum), TEST(ball_cloth_mass_ratio), TEST(kinematic_box_friction), TEST(grid_finds_every_overlap), TEST(grid_reports_each_pair_once), TEST(memory_returns_after_transient), SLOW_TEST(candidate_pair_limit),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

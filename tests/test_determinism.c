@@ -205,11 +205,11 @@ static int no_allocation_after_warm_up(void)
 int main(int argc, char **argv)
 {
 	static const test_case cases[] = {
-		TEST(fold_deterministic),
-		TEST(drape_deterministic),
+		DEEP_TEST(fold_deterministic),
+		SLOW_TEST(drape_deterministic),
 		TEST(hash_sees_differences),
 		TEST(task_pool_runs_every_item_once),
-		TEST(no_allocation_after_warm_up),
+		DEEP_TEST(no_allocation_after_warm_up),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

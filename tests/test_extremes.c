@@ -407,7 +407,7 @@ static int extreme_parameters_table(void)
 int main(int argc, char **argv)
 {
 	static const test_case cases[] = {
-		TEST(extreme_parameters_table),
+		DEEP_TEST(extreme_parameters_table),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

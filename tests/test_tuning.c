@@ -178,7 +178,7 @@ static int bad_files_refused(void)
 int main(int argc, char **argv)
 {
 	static const test_case cases[] = {
-		TEST(presets_stay_stable),
+		DEEP_TEST(presets_stay_stable),
 		TEST(file_round_trip),
 		TEST(bad_files_refused),
 	};

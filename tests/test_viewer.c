@@ -265,7 +265,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	static const test_case cases[] = {
-		TEST(screenshot_each_scene), TEST(keys_change_picture), TEST(missing_shader),
+		SLOW_TEST(screenshot_each_scene), TEST(keys_change_picture), TEST(missing_shader),
 		TEST(unknown_scene),         TEST(bad_keys),            TEST(escape_and_scene_keys),
 	};
 	char *args[2] = {argv[0], argv[1]};
