@@ -3,7 +3,7 @@
 //
 // In generation order each constraint reads the particles the previous one just wrote, so
 // the CPU waits on every result; sorted by colour, consecutive constraints are independent
-// (measured about 2x faster, DESIGN.md) and a colour can be split across threads.
+// (measured about 2x faster, docs/design.md) and a colour can be split across threads.
 #include "../engine/world.h"
 
 #define PBD_COLOR_BITS PBD_OVERFLOW_COLOR  // colours 0..62 are free of shared particles

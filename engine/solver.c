@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: MIT
-// The step: substeps of predict, collide, project, update (DESIGN.md, "The step").
+// The step: tables of stages run in order with one step context (step.h); the tables at the
+// end of this file are the design, and docs/design.md draws it.
 //
-//   step(dt):  for each of `substeps` substeps of h = dt / substeps
-//                predict      v += h (g + f/m); p = x + h v    (kinematic: along their path)
-//                collide      particle-collider pairs near the path x -> p
-//                project      `iterations` x (stretch, shear, bend, tethers; contacts + friction)
-//                update       v = (p - x) / h; x = p
-//              finalize       damping, normals, readback buffers, statistics
+//   step(dt):  begin            tethers, the pair search's step state, air (once per step)
+//              for each of `substeps` substeps of h = dt / substeps:
+//                move colliders   poses at the substep's start and end
+//                predict          v += h (g + f/m); p = x + h v   (kinematic: along their path)
+//                find pairs       candidate pairs, when the motion left the last search's regions
+//                find collider contacts
+//                passes           `iterations` x (constraints; self contacts; collider contacts)
+//                push off colliders, limit motion
+//                carry, find pairs again, guard   no crossing of the motion x -> p lands
+//                update           v from the motion; x = p
+//              finish           damping, normals, readback buffers, statistics
 //
 // XPBD multipliers start at zero in every substep (its first pass does not read them), so
 // compliance alone sets the stiffness.
@@ -15,7 +21,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "world.h"
+#include "air.h"
+#include "damping.h"
+#include "step.h"
 
 static double now_ms(void)
 {
@@ -37,127 +45,12 @@ void pbd_parallel_for(pbd_world *w, pbd_task_fn *task, int count, int min_range,
 		w->finish_task(handle, w->user_task_context);
 }
 
-// Smallest ranges worth a thread: below these the hand-over costs more than the work.
-#define PARTICLES_PER_RANGE 256
-#define CONSTRAINTS_PER_RANGE 128
 // Passes of the final push of cloth triangles off round colliders.
 #define COLLIDER_TRIANGLE_PASSES 8
 
 static pbd_pose pose_lerp(pbd_pose a, pbd_pose b, float t)
 {
 	return (pbd_pose){v3_lerp(a.p, b.p, t), quat_nlerp(a.q, b.q, t)};
-}
-
-// Smooth gusts that travel with the wind: a few incommensurate sine waves along and across
-// the wind direction, deterministic in position and time. Returns the factor on the wind.
-static pbd_v3 gust_wind(const pbd_world_settings *s, pbd_v3 wind, float speed, pbd_v3 at, double time)
-{
-	if (s->wind_turbulence <= 0.0f || speed <= 0.0f)
-		return wind;
-	pbd_v3 dir = v3_scale(wind, 1.0f / speed);
-	pbd_v3 side = v3_normalize_or(v3_cross(dir, v3(0, 1, 0)), v3(1, 0, 0));
-	pbd_v3 up = v3_cross(side, dir);
-	float along = v3_dot(at, dir) - speed * (float)time;
-	float across = v3_dot(at, side), high = v3_dot(at, up);
-	float g1 = 0.6f * sinf(1.3f * along + 0.7f * across) + 0.4f * sinf(3.1f * along - 1.1f * high + 1.7f);
-	float g2 = sinf(2.3f * along + 1.9f * across + 0.5f);
-	float g3 = sinf(1.7f * along - 2.1f * high + 2.9f);
-	float t = s->wind_turbulence;
-	pbd_v3 w = v3_scale(wind, 1.0f + t * g1);
-	w = v3_mad(w, side, 0.3f * t * speed * g2);
-	return v3_mad(w, up, 0.3f * t * speed * g3);
-}
-
-typedef struct air_job {
-	pbd_world *w;
-	const pbd_cloth *c;
-	pbd_v3 wind;       // the settings' wind, its speed and half the air density
-	float speed;
-	float half_rho;
-} air_job;
-
-// Aerodynamic force per triangle, shared equally by its corners: a pressure along the normal
-// proportional to the squared normal part of the relative air velocity (a plate facing the
-// flow), and a lift across the flow for triangles at an angle to it, 0.5 rho C_l A |v| (v.n)
-// along the part of n perpendicular to v. Still air (wind = 0) drags on moving cloth.
-static pbd_v3 triangle_air_share(const air_job *job, int t)
-{
-	const pbd_world *w = job->w;
-	const pbd_cloth *c = job->c;
-	const pbd_world_settings *s = &w->settings;
-	pbd_v3 wind = job->wind;
-	float speed = job->speed, half_rho = job->half_rho;
-	const pbd_v4 *x = w->x + c->first;
-	const pbd_v3 *v = w->v + c->first;
-	const uint32_t *tri = c->triangles + 3 * t;
-	pbd_v3 a = v3_of4(x[tri[0]]), b = v3_of4(x[tri[1]]), d = v3_of4(x[tri[2]]);
-	pbd_v3 cross = v3_cross(v3_sub(b, a), v3_sub(d, a));
-	float twice_area = v3_len(cross);
-	if (twice_area <= 1e-12f)
-		return v3(0, 0, 0);
-	pbd_v3 n = v3_scale(cross, 1.0f / twice_area);
-	pbd_v3 center = v3_scale(v3_add(v3_add(a, b), d), 1.0f / 3.0f);
-	pbd_v3 vel = v3_scale(v3_add(v3_add(v[tri[0]], v[tri[1]]), v[tri[2]]), 1.0f / 3.0f);
-	pbd_v3 rel = v3_sub(gust_wind(s, wind, speed, center, w->time), vel);
-	float rel_len = v3_len(rel);
-	if (rel_len <= 1e-6f)
-		return v3(0, 0, 0);
-	float vn = v3_dot(rel, n), area = 0.5f * twice_area;
-	pbd_v3 force = v3_scale(n, half_rho * s->drag_coefficient * area * fabsf(vn) * vn);
-	pbd_v3 n_perp = v3_mad(n, rel, -vn / (rel_len * rel_len));
-	force = v3_mad(force, n_perp, half_rho * s->lift_coefficient * area * rel_len * vn);
-	return v3_scale(force, 1.0f / 3.0f);
-}
-
-static void air_share_range(int start, int end, int worker, void *context)
-{
-	PBD_UNUSED(worker);
-	const air_job *job = context;
-	for (int t = start; t < end; ++t)
-		job->c->triangle_scratch[t] = triangle_air_share(job, t);
-}
-
-// Each vertex sums its triangles' shares in triangle order. A triangle without a share adds
-// +0, which changes no sum (a sum started at +0 never becomes -0).
-static void air_gather_range(int start, int end, int worker, void *context)
-{
-	PBD_UNUSED(worker);
-	const air_job *job = context;
-	const pbd_cloth *c = job->c;
-	pbd_v3 *f = job->w->force + c->first;
-	for (int i = start; i < end; ++i) {
-		pbd_v3 sum = v3(0, 0, 0);
-		for (int k = c->vertex_triangle_start[i]; k < c->vertex_triangle_start[i + 1]; ++k)
-			sum = v3_add(sum, c->triangle_scratch[c->vertex_triangles[k]]);
-		f[i] = sum;
-	}
-}
-
-static void aerodynamic_forces(pbd_world *w, const pbd_cloth *c)
-{
-	if (c->triangle_count == 0)
-		return;
-	pbd_v3 wind = v3_load(w->settings.wind);
-	air_job job = {w, c, wind, v3_len(wind), 0.5f * w->settings.air_density};
-	pbd_parallel_for(w, air_share_range, c->triangle_count, 512, &job);
-	pbd_parallel_for(w, air_gather_range, c->count, 1024, &job);
-}
-
-static bool air_is_on(const pbd_world *w)
-{
-	const pbd_world_settings *s = &w->settings;
-	return s->air_density > 0.0f && (s->drag_coefficient > 0.0f || s->lift_coefficient > 0.0f);
-}
-
-// Aerodynamic forces are evaluated once per step from the state at its start: air varies
-// slowly next to the substep rate, and this is the costliest force by far.
-static void air_forces(pbd_world *w)
-{
-	if (w->particle_count > 0)  // an empty world has no array at all
-		memset(w->force, 0, (size_t)w->particle_count * sizeof *w->force);
-	for (int s = 0; s < w->cloth_capacity; ++s)
-		if (w->cloths[s].live)
-			aerodynamic_forces(w, &w->cloths[s]);
 }
 
 // Speeds stay within PBD_MAX_SPEED: a vertex pinned or attached far away, or a huge step,
@@ -208,7 +101,7 @@ static void predict_range(int start, int end, int worker, void *context)
 static void predict(pbd_world *w, bool air, float h, float t_end)
 {
 	predict_job job = {w, air, h, t_end};
-	pbd_parallel_for(w, predict_range, w->particle_count, PARTICLES_PER_RANGE, &job);
+	pbd_parallel_for(w, predict_range, w->particle_count, PBD_PARTICLES_PER_RANGE, &job);
 }
 
 typedef struct constraint_job {
@@ -258,7 +151,7 @@ static void project_colours(pbd_world *w, pbd_task_fn *task, constraint_job *job
 		if (k == PBD_OVERFLOW_COLOR)
 			task(0, count, 0, job);  // may share particles: one thread, in order
 		else
-			pbd_parallel_for(w, task, count, CONSTRAINTS_PER_RANGE, job);
+			pbd_parallel_for(w, task, count, PBD_CONSTRAINTS_PER_RANGE, job);
 	}
 }
 
@@ -272,7 +165,7 @@ static void project(pbd_world *w, float inv_h2, int pass, int passes)
 		// Tethers first: when moving pins force the cloth to stretch (a twist), the stretch
 		// constraints get the last word and the strain spreads instead of piling up at a pin.
 		constraint_job job = {p, c, 0, inv_h2, w->settings.gravity, pass == 0, pass + 1 < passes};
-		pbd_parallel_for(w, tether_range, c->tethers.count, CONSTRAINTS_PER_RANGE, &job);
+		pbd_parallel_for(w, tether_range, c->tethers.count, PBD_CONSTRAINTS_PER_RANGE, &job);
 		project_colours(w, distance_range, &job, c->distance.color_count, c->distance.color_start);
 		project_colours(w, bending_range, &job, c->bending.color_count, c->bending.color_start);
 	}
@@ -312,7 +205,7 @@ static void limit_motion_range(int start, int end, int worker, void *context)
 static void limit_motion(pbd_world *w, float h)
 {
 	update_job job = {w, h, 1.0f / h};
-	pbd_parallel_for(w, limit_motion_range, w->particle_count, PARTICLES_PER_RANGE, &job);
+	pbd_parallel_for(w, limit_motion_range, w->particle_count, PBD_PARTICLES_PER_RANGE, &job);
 }
 
 static void update_range(int start, int end, int worker, void *context)
@@ -336,113 +229,7 @@ static void update_range(int start, int end, int worker, void *context)
 static void update(pbd_world *w, float h, float inv_h)
 {
 	update_job job = {w, h, inv_h};
-	pbd_parallel_for(w, update_range, w->particle_count, PARTICLES_PER_RANGE, &job);
-}
-
-// Solves the symmetric 3x3 system I w = L; false when I is (nearly) singular.
-static bool solve_sym3(const double I[6], const double L[3], double out[3])
-{
-	// I = [a b c; b d e; c e f]
-	double a = I[0], b = I[1], c = I[2], d = I[3], e = I[4], f = I[5];
-	double A = d * f - e * e, B = c * e - b * f, C = b * e - c * d;
-	double det = a * A + b * B + c * C;
-	double scale = a + d + f;
-	if (!(fabs(det) > 1e-9 * scale * scale * scale))
-		return false;
-	double D = a * f - c * c, E = b * c - a * e, F = a * d - b * b;
-	out[0] = (A * L[0] + B * L[1] + C * L[2]) / det;
-	out[1] = (B * L[0] + D * L[1] + E * L[2]) / det;
-	out[2] = (C * L[0] + E * L[1] + F * L[2]) / det;
-	return true;
-}
-
-typedef struct damp_job {
-	pbd_world *w;
-	int first;
-	float k;                          // fraction of the deviation removed
-	double cm[3], vm[3], omega[3];    // the reference motion
-} damp_job;
-
-// Each particle's velocity moves toward the reference motion on its own: threads share them.
-static void damp_range(int start, int end, int worker, void *context)
-{
-	PBD_UNUSED(worker);
-	const damp_job *job = context;
-	pbd_world *w = job->w;
-	const double *cm = job->cm, *vm = job->vm, *omega = job->omega;
-	float k = job->k;
-	for (int i = job->first + start; i < job->first + end; ++i) {
-		if (w->x[i].w == 0.0f)
-			continue;
-		double r[3] = {w->x[i].x - cm[0], w->x[i].y - cm[1], w->x[i].z - cm[2]};
-		double ref[3] = {vm[0] + omega[1] * r[2] - omega[2] * r[1], vm[1] + omega[2] * r[0] - omega[0] * r[2],
-				 vm[2] + omega[0] * r[1] - omega[1] * r[0]};
-		w->v[i].x += k * (float)(ref[0] - w->v[i].x);
-		w->v[i].y += k * (float)(ref[1] - w->v[i].y);
-		w->v[i].z += k * (float)(ref[2] - w->v[i].z);
-	}
-}
-
-// Damping acts on velocities relative to a reference motion that no internal force could
-// change: the rigid motion (linear and angular) of the cloth's free particles when nothing
-// holds it (Mueller et al. 2007, PBD section 3.5), so that deformation dies out at the damping
-// rate while momentum stays untouched; and the rigid motion of its held particles when
-// something does (a skirt twirled by its waist spins with it undamped, a cape carried along
-// is not held back), or their mean velocity when they lie on a line (two pinned corners, a
-// held edge), so that swinging about them is damped too.
-static void damp(pbd_world *w, pbd_cloth *c, float dt)
-{
-	float k = 1.0f - expf(-c->material.damping * dt);
-	if (k <= 0.0f)
-		return;
-	double mass = 0.0, free_mass = 0.0, cm[3] = {0, 0, 0}, vm[3] = {0, 0, 0};
-	int pins = 0;
-	for (int i = c->first; i < c->first + c->count; ++i)
-		pins += w->x[i].w == 0.0f;
-	if (pins == c->count)
-		return;
-	bool held = pins > 0;
-	// The reference body: the held particles (unit weights) or the free ones (their masses).
-	for (int i = c->first; i < c->first + c->count; ++i) {
-		float wi = w->x[i].w;
-		if (wi > 0.0f)
-			free_mass += 1.0 / wi;
-		if (held != (wi == 0.0f))
-			continue;
-		double m = held ? 1.0 : 1.0 / wi;
-		mass += m;
-		cm[0] += m * w->x[i].x; cm[1] += m * w->x[i].y; cm[2] += m * w->x[i].z;
-		vm[0] += m * w->v[i].x; vm[1] += m * w->v[i].y; vm[2] += m * w->v[i].z;
-	}
-	if (mass <= 0.0 || free_mass <= 0.0)
-		return;
-	for (int j = 0; j < 3; ++j) {
-		cm[j] /= mass;
-		vm[j] /= mass;
-	}
-	double L[3] = {0, 0, 0}, I[6] = {0, 0, 0, 0, 0, 0}, omega[3] = {0, 0, 0};
-	for (int i = c->first; i < c->first + c->count; ++i) {
-		float wi = w->x[i].w;
-		if (held != (wi == 0.0f))
-			continue;
-		double m = held ? 1.0 : 1.0 / wi;
-		double r[3] = {w->x[i].x - cm[0], w->x[i].y - cm[1], w->x[i].z - cm[2]};
-		double u[3] = {w->v[i].x - vm[0], w->v[i].y - vm[1], w->v[i].z - vm[2]};
-		L[0] += m * (r[1] * u[2] - r[2] * u[1]);
-		L[1] += m * (r[2] * u[0] - r[0] * u[2]);
-		L[2] += m * (r[0] * u[1] - r[1] * u[0]);
-		I[0] += m * (r[1] * r[1] + r[2] * r[2]);
-		I[1] -= m * r[0] * r[1];
-		I[2] -= m * r[0] * r[2];
-		I[3] += m * (r[0] * r[0] + r[2] * r[2]);
-		I[4] -= m * r[1] * r[2];
-		I[5] += m * (r[0] * r[0] + r[1] * r[1]);
-	}
-	// Singular for a single particle or particles on a line: no rotation to follow.
-	if (!solve_sym3(I, L, omega))
-		omega[0] = omega[1] = omega[2] = 0.0;
-	damp_job job = {w, c->first, k, {cm[0], cm[1], cm[2]}, {vm[0], vm[1], vm[2]}, {omega[0], omega[1], omega[2]}};
-	pbd_parallel_for(w, damp_range, c->count, PARTICLES_PER_RANGE, &job);
+	pbd_parallel_for(w, update_range, w->particle_count, PBD_PARTICLES_PER_RANGE, &job);
 }
 
 typedef struct strain_job {
@@ -481,7 +268,7 @@ static void finalize(pbd_world *w, float dt)
 		pbd_cloth *c = &w->cloths[s];
 		if (!c->live)
 			continue;
-		damp(w, c, dt);
+		pbd_damp_cloth(w, c, dt);
 		pbd_cloth_refresh_outputs(w, c);
 		strain = fmaxf(strain, max_stretch(w, c));
 	}
@@ -534,6 +321,223 @@ static void trim_contact_memory(pbd_world *w)
 	pbd_collider_contacts_trim(w);
 }
 
+// ---- The stages. Each takes the world and the step context; solver tables run them in order.
+
+typedef void pbd_stage_fn(pbd_world *w, pbd_step_context *ctx);
+
+typedef struct step_stage {
+	const char *name;
+	pbd_stage timer;  // where its time goes in stats.stage_ms; PBD_STAGE_COUNT: its parts time themselves
+	pbd_stage_fn *run;
+} step_stage;
+
+static void run_stages(pbd_world *w, pbd_step_context *ctx, const step_stage *stages, int count)
+{
+	for (int k = 0; k < count; ++k) {
+		double t = now_ms();
+		stages[k].run(w, ctx);
+		if (stages[k].timer != PBD_STAGE_COUNT)
+			ctx->stage_ms[stages[k].timer] += now_ms() - t;
+	}
+}
+
+#define RUN_STAGES(w, ctx, table) run_stages(w, ctx, table, (int)(sizeof table / sizeof table[0]))
+
+static void begin_step(pbd_world *w, pbd_step_context *ctx)
+{
+	w->stats.broad_phase_builds = 0;
+	w->stats.searches_over_limit = 0;
+	w->stats.candidate_pairs_peak = 0;  // raised by each pair search
+	refresh_tethers(w);
+	pbd_pairs_step_begin(w);
+	ctx->air = pbd_air_is_on(w);
+}
+
+static void apply_air(pbd_world *w, pbd_step_context *ctx)
+{
+	if (ctx->air)
+		pbd_air_forces(w);
+}
+
+static void move_colliders(pbd_world *w, pbd_step_context *ctx)
+{
+	for (int i = 0; i < w->collider_capacity; ++i) {
+		pbd_collider *c = &w->colliders[i];
+		if (!c->live)
+			continue;
+		c->sub_start = pose_lerp(c->pose_start, c->pose_end, ctx->t0);
+		c->sub_end = pose_lerp(c->pose_start, c->pose_end, ctx->t1);
+	}
+}
+
+static void predict_particles(pbd_world *w, pbd_step_context *ctx)
+{
+	predict(w, ctx->air, ctx->h, ctx->t1);
+	pbd_attachments_substep(w, ctx->t1);
+}
+
+static void find_pairs(pbd_world *w, pbd_step_context *ctx)
+{
+	if (!pbd_pairs_covered(w, ctx->h))
+		pbd_pairs_find(w, ctx->substeps - ctx->substep, ctx->h);
+}
+
+static void find_collider_contacts(pbd_world *w, pbd_step_context *ctx)
+{
+	PBD_UNUSED(ctx);
+	pbd_collider_contacts_find(w);
+}
+
+static void reset_attachments(pbd_world *w, pbd_step_context *ctx)
+{
+	PBD_UNUSED(ctx);
+	pbd_attachments_reset(w);
+}
+
+static void project_constraints(pbd_world *w, pbd_step_context *ctx)
+{
+	project(w, ctx->inv_h2, ctx->pass, ctx->iterations);  // the first pass starts the multipliers at zero
+	pbd_attachments_solve(w, ctx->inv_h2);
+}
+
+static void solve_self_contacts(pbd_world *w, pbd_step_context *ctx)
+{
+	ctx->vertex_triangle_contacts = pbd_vertex_triangle_solve(w);
+	ctx->edge_edge_contacts = pbd_edge_edge_solve(w);
+	ctx->particle_contacts = pbd_particle_particle_solve(w);
+}
+
+static void solve_collider_contacts(pbd_world *w, pbd_step_context *ctx)
+{
+	ctx->collider_contacts = pbd_collider_contacts_solve(w);
+}
+
+// One constraint pass, run `iterations` times per substep. Colliders last: they cannot give
+// way, so their contacts have the last word.
+static const step_stage pass_stages[] = {
+	{"constraints", PBD_STAGE_CONSTRAINTS, project_constraints},    // stretch, shear, bend, tethers, attachments
+	{"self contacts", PBD_STAGE_CONTACTS, solve_self_contacts},     // vertex-triangle, edge-edge, particle
+	{"collider contacts", PBD_STAGE_CONTACTS, solve_collider_contacts},
+};
+
+static void project_passes(pbd_world *w, pbd_step_context *ctx)
+{
+	for (ctx->pass = 0; ctx->pass < ctx->iterations; ++ctx->pass)
+		RUN_STAGES(w, ctx, pass_stages);
+}
+
+// The projection may have dragged particles that were nowhere near a collider into it (cloth
+// pulled along by a fast collider): look again and push them out once more. Triangles over a
+// round collider share vertices: pushing one off can pull its neighbour in, so the pushes
+// repeat (a few passes) while some triangle was deep.
+static void push_off_colliders(pbd_world *w, pbd_step_context *ctx)
+{
+	if (w->collider_capacity == 0)
+		return;
+	pbd_collider_contacts_find(w);
+	for (int pass = 0; pass < COLLIDER_TRIANGLE_PASSES; ++pass) {
+		int deep = pbd_collider_triangles_solve(w, &ctx->collider_triangle_contacts);
+		ctx->collider_contacts = pbd_collider_contacts_solve(w);
+		if (deep == 0)
+			break;
+	}
+}
+
+static void limit_particle_motion(pbd_world *w, pbd_step_context *ctx)
+{
+	limit_motion(w, ctx->h);
+}
+
+// Starts a moving collider has swept over are carried with it for the guard.
+static void carry_swept_starts(pbd_world *w, pbd_step_context *ctx)
+{
+	ctx->carried = w->collider_capacity > 0 &&
+		       pbd_collider_carry_begin(w, ctx->substeps - ctx->substep, ctx->h, &ctx->ccd_tested);
+}
+
+static void guard_motion(pbd_world *w, pbd_step_context *ctx)
+{
+	ctx->ccd_hits += pbd_ccd_guard(w, &ctx->ccd_tested);
+	if (ctx->carried)
+		pbd_collider_carry_end(w);
+	bool out_of_memory = w->allocation_failures != ctx->failures_before;
+	if (hold_if_unchecked(w, ctx->failures_before)) {
+		ctx->substeps_held++;
+		ctx->substeps_held_for_memory += out_of_memory;
+	}
+}
+
+static void update_velocities(pbd_world *w, pbd_step_context *ctx)
+{
+	update(w, ctx->h, ctx->inv_h);
+	w->time += ctx->h;
+}
+
+// ---- The design of a step, as tables run in order.
+
+// Once per step, before the substeps: tethers for what holds each cloth now, the pair
+// search's step state, and air from the state at the step's start (air varies slowly next to
+// the substep rate, and it is the costliest force by far).
+static const step_stage step_begin_stages[] = {
+	{"begin", PBD_STAGE_COUNT, begin_step},
+	{"air", PBD_STAGE_PREDICT, apply_air},
+};
+
+// Once per substep of h = dt / substeps. The order is the design:
+//  - colliders and kinematic particles move first, so that contacts see where they will be;
+//  - pairs are searched only when the motion left the regions of the last search, and
+//    collider contacts are found before the passes that solve them;
+//  - the passes project constraints, then self contacts, then collider contacts;
+//  - after the passes, particles the projection dragged into colliders are pushed off, every
+//    motion is kept below PBD_MAX_SPEED, and the guard sweeps each motion x -> p so that no
+//    crossing lands (with the pairs it needs, and starts a moving collider swept carried);
+//  - only then do velocities and positions take the motion.
+static const step_stage substep_stages[] = {
+	{"move colliders", PBD_STAGE_PREDICT, move_colliders},          // poses at the substep's ends
+	{"predict", PBD_STAGE_PREDICT, predict_particles},              // p = x + h v; kinematic along their path
+	{"find pairs", PBD_STAGE_BROAD_PHASE, find_pairs},              // candidate pairs near the motion
+	{"find collider contacts", PBD_STAGE_NARROW_PHASE, find_collider_contacts},
+	{"reset attachments", PBD_STAGE_CONSTRAINTS, reset_attachments},// their multipliers start at zero
+	{"passes", PBD_STAGE_COUNT, project_passes},                    // `iterations` x pass_stages
+	{"push off colliders", PBD_STAGE_CONTACTS, push_off_colliders},
+	{"limit motion", PBD_STAGE_CCD, limit_particle_motion},
+	{"carry", PBD_STAGE_CCD, carry_swept_starts},
+	{"find pairs again", PBD_STAGE_BROAD_PHASE, find_pairs},        // the projection may have left the regions
+	{"guard", PBD_STAGE_CCD, guard_motion},                         // no crossing of x -> p lands
+	{"update", PBD_STAGE_UPDATE, update_velocities},                // v from the motion; x = p
+};
+
+// Once per step, after the substeps: damping, normals and readback buffers, the pair
+// search's reuse, and contact memory a transient left behind.
+static void finish_step(pbd_world *w, pbd_step_context *ctx)
+{
+	finalize(w, ctx->dt);
+	pbd_pairs_step_end(w, ctx->dt);
+	trim_contact_memory(w);
+}
+
+static const step_stage step_end_stages[] = {
+	{"finish", PBD_STAGE_FINALIZE, finish_step},
+};
+
+static void record_stats(pbd_world *w, const pbd_step_context *ctx)
+{
+	w->stats.collider_contacts = ctx->collider_contacts;
+	w->stats.collider_triangle_contacts = ctx->collider_triangle_contacts;
+	w->stats.vertex_triangle_contacts = ctx->vertex_triangle_contacts;
+	w->stats.edge_edge_contacts = ctx->edge_edge_contacts;
+	w->stats.particle_contacts = ctx->particle_contacts;
+	w->stats.candidate_pairs = pbd_candidate_count(w);
+	w->stats.candidate_pairs_peak = maxi(w->stats.candidate_pairs_peak, pbd_candidate_count(w));
+	w->stats.vertex_triangle_candidates = w->vt_count;
+	w->stats.edge_edge_candidates = w->ee_count;
+	w->stats.ccd_pairs_tested = ctx->ccd_tested;
+	w->stats.ccd_hits = ctx->ccd_hits;
+	w->stats.substeps_held = ctx->substeps_held;
+	w->stats.steps++;
+	memcpy(w->stats.stage_ms, ctx->stage_ms, sizeof ctx->stage_ms);
+}
+
 pbd_result pbd_world_step(pbd_world *w, float dt)
 {
 	if (!w)
@@ -543,126 +547,23 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 	if (dt <= 0.0f)
 		return pbd_fail(w, PBD_ERR_NON_POSITIVE, "dt must be > 0, got %g", (double)dt);
 	double t_step = now_ms();
-	double stage[PBD_STAGE_COUNT] = {0};
-	int substeps = w->settings.substeps, iterations = w->settings.iterations;
-	float h = dt / (float)substeps, inv_h = 1.0f / h, inv_h2 = inv_h * inv_h;
-	int touching = 0, triangles_touching = 0, vt_touching = 0, ee_touching = 0, pp_touching = 0;
-	int64_t ccd_tested = 0, ccd_hits = 0;
-	int held_substeps = 0, memory_held_substeps = 0;  // of which memory ran out
-	w->stats.broad_phase_builds = 0;
-	w->stats.searches_over_limit = 0;
-	w->stats.candidate_pairs_peak = 0;  // raised by each pair search
-	refresh_tethers(w);
-	pbd_pairs_step_begin(w);
-	bool air = air_is_on(w);
-	if (air) {
-		double t = now_ms();
-		air_forces(w);
-		stage[PBD_STAGE_PREDICT] += now_ms() - t;
+	pbd_step_context ctx = {.dt = dt, .substeps = w->settings.substeps, .iterations = w->settings.iterations};
+	ctx.h = dt / (float)ctx.substeps;
+	ctx.inv_h = 1.0f / ctx.h;
+	ctx.inv_h2 = ctx.inv_h * ctx.inv_h;
+	RUN_STAGES(w, &ctx, step_begin_stages);
+	for (ctx.substep = 0; ctx.substep < ctx.substeps; ++ctx.substep) {
+		ctx.t0 = (float)ctx.substep / (float)ctx.substeps;
+		ctx.t1 = (float)(ctx.substep + 1) / (float)ctx.substeps;
+		ctx.failures_before = w->allocation_failures;  // out of memory in the substep: see hold_if_unchecked
+		RUN_STAGES(w, &ctx, substep_stages);
 	}
-	for (int sub = 0; sub < substeps; ++sub) {
-		float t0 = (float)sub / (float)substeps, t1 = (float)(sub + 1) / (float)substeps;
-		double t = now_ms();
-		for (int i = 0; i < w->collider_capacity; ++i) {
-			pbd_collider *c = &w->colliders[i];
-			if (!c->live)
-				continue;
-			c->sub_start = pose_lerp(c->pose_start, c->pose_end, t0);
-			c->sub_end = pose_lerp(c->pose_start, c->pose_end, t1);
-		}
-		predict(w, air, h, t1);
-		pbd_attachments_substep(w, t1);
-		double t2 = now_ms();
-		stage[PBD_STAGE_PREDICT] += t2 - t;
-		// Out of memory anywhere in the contact search, carry or guard: see hold_if_unchecked.
-		int64_t failures = w->allocation_failures;
-		if (!pbd_pairs_covered(w, h))
-			pbd_pairs_find(w, substeps - sub, h);
-		t = now_ms();
-		stage[PBD_STAGE_BROAD_PHASE] += t - t2;
-		pbd_collider_contacts_find(w);
-		t2 = now_ms();
-		stage[PBD_STAGE_NARROW_PHASE] += t2 - t;
-		pbd_attachments_reset(w);
-		for (int it = 0; it < iterations; ++it) {
-			t2 = now_ms();
-			project(w, inv_h2, it, iterations);  // the first pass starts the multipliers at zero
-			pbd_attachments_solve(w, inv_h2);
-			t = now_ms();
-			stage[PBD_STAGE_CONSTRAINTS] += t - t2;
-			vt_touching = pbd_vertex_triangle_solve(w);
-			ee_touching = pbd_edge_edge_solve(w);
-			pp_touching = pbd_particle_particle_solve(w);
-			// Colliders last: they cannot give way, so their contacts have the last word.
-			touching = pbd_collider_contacts_solve(w);
-			t2 = now_ms();
-			stage[PBD_STAGE_CONTACTS] += t2 - t;
-		}
-		// The projection may have dragged particles that were nowhere near a collider into it
-		// (cloth pulled along by a fast collider): look again and push them out once more.
-		t = now_ms();
-		if (w->collider_capacity > 0) {
-			pbd_collider_contacts_find(w);
-			// Triangles over a round collider share vertices: pushing one off can pull its
-			// neighbour in, so the pushes repeat (a few passes) while some triangle was deep.
-			for (int pass = 0; pass < COLLIDER_TRIANGLE_PASSES; ++pass) {
-				int deep = pbd_collider_triangles_solve(w, &triangles_touching);
-				touching = pbd_collider_contacts_solve(w);
-				if (deep == 0)
-					break;
-			}
-		}
-		t2 = now_ms();
-		stage[PBD_STAGE_CONTACTS] += t2 - t;
-		t = t2;
-		limit_motion(w, h);
-		// Starts a moving collider has swept over are carried with it for the guard.
-		bool carried = w->collider_capacity > 0 && pbd_collider_carry_begin(w, substeps - sub, h, &ccd_tested);
-		// The projection may have moved a particle out of its region: the guard needs every
-		// pair that the final motion x -> p can bring together.
-		if (!pbd_pairs_covered(w, h)) {
-			pbd_pairs_find(w, substeps - sub, h);
-			t2 = now_ms();
-			stage[PBD_STAGE_BROAD_PHASE] += t2 - t;
-			t = t2;
-		}
-		ccd_hits += pbd_ccd_guard(w, &ccd_tested);
-		if (carried)
-			pbd_collider_carry_end(w);
-		bool out_of_memory = w->allocation_failures != failures;
-		if (hold_if_unchecked(w, failures)) {
-			held_substeps++;
-			memory_held_substeps += out_of_memory;
-		}
-		t2 = now_ms();
-		stage[PBD_STAGE_CCD] += t2 - t;
-		update(w, h, inv_h);
-		w->time += h;
-		stage[PBD_STAGE_UPDATE] += now_ms() - t2;
-	}
-	double t = now_ms();
-	finalize(w, dt);
-	pbd_pairs_step_end(w, dt);
-	trim_contact_memory(w);
-	stage[PBD_STAGE_FINALIZE] += now_ms() - t;
-	w->stats.collider_contacts = touching;
-	w->stats.collider_triangle_contacts = triangles_touching;
-	w->stats.vertex_triangle_contacts = vt_touching;
-	w->stats.edge_edge_contacts = ee_touching;
-	w->stats.particle_contacts = pp_touching;
-	w->stats.candidate_pairs = pbd_candidate_count(w);
-	w->stats.candidate_pairs_peak = maxi(w->stats.candidate_pairs_peak, pbd_candidate_count(w));
-	w->stats.vertex_triangle_candidates = w->vt_count;
-	w->stats.edge_edge_candidates = w->ee_count;
-	w->stats.ccd_pairs_tested = ccd_tested;
-	w->stats.ccd_hits = ccd_hits;
-	w->stats.substeps_held = held_substeps;
-	w->stats.steps++;
-	memcpy(w->stats.stage_ms, stage, sizeof stage);
+	RUN_STAGES(w, &ctx, step_end_stages);
+	record_stats(w, &ctx);
 	w->stats.step_ms = now_ms() - t_step;
-	if (memory_held_substeps > 0)
+	if (ctx.substeps_held_for_memory > 0)
 		return pbd_fail(w, PBD_ERR_OUT_OF_MEMORY,
 				"out of memory for contacts: free particles kept their places in %d of %d substeps",
-				memory_held_substeps, substeps);
+				ctx.substeps_held_for_memory, ctx.substeps);
 	return PBD_OK;
 }

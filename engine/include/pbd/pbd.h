@@ -48,8 +48,9 @@
     THREADS
         A world is not thread-safe; use one world per thread or lock around calls. There is
         no global mutable state: separate worlds are independent. Inside a step, the parallel
-        parts (prediction, each colour of the stretch and bending constraints, the velocity
-        update) go through the task hooks of pbd_world_def when a game gives them (or a
+        parts (air, prediction, tethers, each colour of the stretch and bending constraints,
+        the candidate-pair search, collider contacts, the guard's bookkeeping, the motion
+        limit, the velocity update, damping, normals) go through the task hooks of pbd_world_def when a game gives them (or a
         pbd_task_pool); results are bit-identical for any number of workers.
 
     OWNERSHIP
@@ -267,7 +268,8 @@ PBD_API pbd_result pbd_world_set_wind(pbd_world *world, const float wind[3]);
 /// The last error message of this world, "" if none yet. Valid until the next call that fails.
 PBD_API const char *pbd_world_last_error(const pbd_world *world);
 
-/// Solver stages in step order; pbd_world_stats.stage_ms is indexed by them.
+/// Timers of the step's stages, in step order (docs/design.md); pbd_world_stats.stage_ms is
+/// indexed by them.
 typedef enum pbd_stage {
 	PBD_STAGE_PREDICT,     ///< forces (gravity, wind) and position prediction
 	PBD_STAGE_BROAD_PHASE, ///< spatial hash over swept bounds: candidate pairs
@@ -280,7 +282,7 @@ typedef enum pbd_stage {
 	PBD_STAGE_COUNT
 } pbd_stage;
 
-/// Name of a stage ("predict", "collide", ...), or "?".
+/// Name of a stage timer ("predict", "broad_phase", ... "finalize"), or "?".
 PBD_API const char *pbd_stage_name(pbd_stage stage);
 
 /// Figures of the last step.
@@ -351,8 +353,9 @@ typedef struct pbd_cloth_material {
 	float bend_compliance;
 	/// Damping rate in 1/s: velocities relative to a reference motion decay as
 	/// exp(-damping t). For a cloth without pins the reference is its rigid motion, so free
-	/// flight and spin are not damped (air does that); for a pinned cloth it is the mean
-	/// velocity of its pins. >= 0. Default 1.
+	/// flight and spin are not damped (air does that); for a held cloth it is the rigid
+	/// motion of its held particles (their mean velocity when they lie on a line, as two
+	/// pinned corners do). >= 0. Default 1.
 	float damping;
 	/// Static friction coefficient, >= 0. Default 0.5.
 	float static_friction;
