@@ -252,6 +252,60 @@ static int escape_and_scene_keys(void)
 	return 0;
 }
 
+// Pixels of a test-mode screenshot (deterministic: same run, same bytes); NULL if unreadable.
+static unsigned char *screenshot(const char *scene, const char *keys, const char *file)
+{
+	char path[400], args[800];
+	snprintf(path, sizeof path, "%s/%s", g_dir, file);
+	snprintf(args, sizeof args, "--scene %s --frames 12 --keys '%s' --screenshot '%s'", scene, keys, path);
+	if (run_viewer(args, NULL, 0) != 0)
+		return NULL;
+	int w = 0, h = 0;
+	unsigned char *img = load_png(path, &w, &h);
+	if (img && (w != kWidth || h != kHeight)) {
+		stbi_image_free(img);
+		return NULL;
+	}
+	return img;
+}
+
+// ] and [ reach every scene, the ones past 9 too, and wrap around: ] from the scene before
+// and [ from the scene after show the same picture (the same scene from the same frame on,
+// its name on the overlay), which is not the picture of the scene before; ] from the first
+// scene shows what the key 2 shows.
+static int bracket_keys_reach_every_scene(void)
+{
+	int count = demo_scene_count();
+	size_t bytes = (size_t)kWidth * kHeight * 3;
+	unsigned char *before = NULL;
+	for (int s = 0; s <= count; ++s) {
+		const char *prev = demo_scene_at((s + count - 1) % count)->name;
+		const char *next = demo_scene_at((s + 1) % count)->name;
+		unsigned char *forward = screenshot(prev, "3:]", "forward.png");
+		unsigned char *backward = screenshot(next, "3:[", "backward.png");
+		CHECK(forward && backward);
+		if (memcmp(forward, backward, bytes) != 0) {
+			fprintf(stderr, "] from %s and [ from %s differ\n", prev, next);
+			return 1;
+		}
+		if (before && memcmp(forward, before, bytes) == 0) {
+			fprintf(stderr, "] from %s shows the scene before it\n", prev);
+			return 1;
+		}
+		if (s == 1) {  // drop: the key 2 as well
+			unsigned char *digit = screenshot(demo_scene_at(0)->name, "3:2", "digit.png");
+			CHECK(digit && memcmp(digit, forward, bytes) == 0);
+			stbi_image_free(digit);
+		}
+		stbi_image_free(backward);
+		if (before)
+			stbi_image_free(before);
+		before = forward;
+	}
+	stbi_image_free(before);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -267,6 +321,7 @@ int main(int argc, char **argv)
 	static const test_case cases[] = {
 		SLOW_TEST(screenshot_each_scene), TEST(keys_change_picture), TEST(missing_shader),
 		TEST(unknown_scene),         TEST(bad_keys),            TEST(escape_and_scene_keys),
+		SLOW_TEST(bracket_keys_reach_every_scene),
 	};
 	char *args[2] = {argv[0], argv[1]};
 	int r = test_main(2, args, cases, (int)(sizeof cases / sizeof cases[0]));

@@ -246,7 +246,7 @@ static void draw_overlay(app *a)
 	for (int i = 0; i < np; ++i, y += line)
 		renderer_text(r, x, y, scale, params[i], white);
 	y += line * 0.4f;
-	renderer_text(r, x, y, scale, "H help   space pause   R reset   1-9 scenes", dim);
+	renderer_text(r, x, y, scale, "H help   space pause   R reset   1-9 [ ] scenes", dim);
 	y += line * 1.2f;
 	// Frame-time graph (wall clock; flat in test mode so screenshots repeat exactly).
 	renderer_graph(r, x, y, w - 20.0f, 44.0f, a->frame_ms, VIEWER_HISTORY, a->frame_ms_newest, 33.3f);

@@ -38,6 +38,8 @@ static const key_table *table(void)
 		add(&t, ".", KEY_STEP, "one step while paused", NULL);
 		add(&t, "R", KEY_RESET, "reset the scene (keeps the tuning)", NULL);
 		add(&t, "1-9", KEY_SCENE, "choose a scene", NULL);
+		add(&t, "]", KEY_NEXT_SCENE, "next scene (every scene, in the order of --help)", NULL);
+		add(&t, "[", KEY_PREVIOUS_SCENE, "previous scene", NULL);
 		add(&t, "X", KEY_WIREFRAME, "wireframe", NULL);
 		add(&t, "H", KEY_HELP, "help overlay", NULL);
 		add(&t, "P", KEY_SCREENSHOT, "save a PNG screenshot", NULL);
@@ -86,6 +88,24 @@ static void press_param(app *a, const demo_param *p, bool shift)
 		app_set_status(a, "%s: %s", p->label, pbd_world_last_error(a->world));
 }
 
+// The scene's place in the scene table; -1 for your own cloth (--cloth), which is not in it.
+static int scene_index(const app *a)
+{
+	for (int i = 0; i < demo_scene_count(); ++i)
+		if (demo_scene_at(i) == a->scene)
+			return i;
+	return -1;
+}
+
+static void switch_scene(app *a, int index, const char *key)
+{
+	const demo_scene *s = demo_scene_at(index);
+	if (s && app_load_scene(a, s, false))
+		app_set_status(a, "scene %s", s->name);
+	else if (!s)
+		app_set_status(a, "no scene %s (there are %d)", key, demo_scene_count());
+}
+
 bool keys_press(app *a, const char *name, bool shift)
 {
 	for (int i = 0; i < key_binding_count(); ++i) {
@@ -108,12 +128,15 @@ bool keys_press(app *a, const char *name, bool shift)
 			app_load_scene(a, a->scene, true);
 			app_set_status(a, "reset %s", a->scene->name);
 			break;
-		case KEY_SCENE: {
-			const demo_scene *s = demo_scene_at(name[0] - '1');
-			if (s && app_load_scene(a, s, false))
-				app_set_status(a, "scene %s", s->name);
-			else if (!s)
-				app_set_status(a, "no scene %s (there are %d)", name, demo_scene_count());
+		case KEY_SCENE:
+			switch_scene(a, name[0] - '1', name);
+			break;
+		case KEY_NEXT_SCENE:
+			switch_scene(a, (scene_index(a) + 1) % demo_scene_count(), name);
+			break;
+		case KEY_PREVIOUS_SCENE: {
+			int at = scene_index(a);
+			switch_scene(a, at > 0 ? at - 1 : demo_scene_count() - 1, name);
 			break;
 		}
 		case KEY_WIREFRAME:

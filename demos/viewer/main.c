@@ -188,6 +188,8 @@ static const char *glfw_key_name(int key)
 	switch (key) {
 	case GLFW_KEY_SPACE: return "space";
 	case GLFW_KEY_PERIOD: return ".";
+	case GLFW_KEY_RIGHT_BRACKET: return "]";
+	case GLFW_KEY_LEFT_BRACKET: return "[";
 	case GLFW_KEY_ESCAPE: return "escape";
 	default: return NULL;
 	}

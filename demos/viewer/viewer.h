@@ -126,6 +126,8 @@ typedef enum key_action {
 	KEY_STEP,
 	KEY_RESET,
 	KEY_SCENE,       // 1..9
+	KEY_NEXT_SCENE,  // ] (after the last: the first)
+	KEY_PREVIOUS_SCENE, // [ (before the first: the last)
 	KEY_WIREFRAME,
 	KEY_HELP,
 	KEY_SCREENSHOT,
@@ -135,7 +137,7 @@ typedef enum key_action {
 } key_action;
 
 typedef struct key_binding {
-	const char *key;           // as written in --keys and shown: "S", "space", "1".."9", "escape"
+	const char *key;           // as written in --keys and shown: "S", "space", "1".."9", "[", "escape"
 	key_action action;
 	const char *what;
 	const demo_param *param;   // KEY_PARAM only
