@@ -306,6 +306,39 @@ static int bracket_keys_reach_every_scene(void)
 	return 0;
 }
 
+// Pixels of the overlay's text colours (white 235,238,242 and the accent 255,206,110) in the
+// panel's corner of a screenshot.
+static long text_pixels(const unsigned char *img)
+{
+	long n = 0;
+	for (int y = 0; y < 100; ++y)
+		for (int x = 0; x < 300; ++x) {
+			const unsigned char *px = img + 3 * (y * kWidth + x);
+			n += px[0] > 200 && px[1] > 180 && (px[2] > 200 || px[2] < 130);
+		}
+	return n;
+}
+
+// Tab hides the panel of figures and parameters (its text is gone from the corner) and shows
+// it again.
+static int tab_hides_panel(void)
+{
+	unsigned char *shown = screenshot("drape", "2:R", "shown.png");
+	unsigned char *hidden = screenshot("drape", "2:tab", "hidden.png");
+	unsigned char *again = screenshot("drape", "2:tab,4:tab", "again.png");
+	CHECK(shown && hidden && again);
+	long with = text_pixels(shown), without = text_pixels(hidden), back = text_pixels(again);
+	if (with < 500 || without > 20 || back < 500) {
+		fprintf(stderr, "text pixels in the panel's corner: %ld shown, %ld hidden, %ld shown again\n", with,
+			without, back);
+		return 1;
+	}
+	stbi_image_free(shown);
+	stbi_image_free(hidden);
+	stbi_image_free(again);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -321,7 +354,7 @@ int main(int argc, char **argv)
 	static const test_case cases[] = {
 		SLOW_TEST(screenshot_each_scene), TEST(keys_change_picture), TEST(missing_shader),
 		TEST(unknown_scene),         TEST(bad_keys),            TEST(escape_and_scene_keys),
-		SLOW_TEST(bracket_keys_reach_every_scene),
+		SLOW_TEST(bracket_keys_reach_every_scene), TEST(tab_hides_panel),
 	};
 	char *args[2] = {argv[0], argv[1]};
 	int r = test_main(2, args, cases, (int)(sizeof cases / sizeof cases[0]));

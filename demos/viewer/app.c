@@ -53,6 +53,8 @@ bool app_load_scene(app *a, const demo_scene *scene, bool keep_params)
 	a->scene = scene;
 	a->dragging = false;
 	a->accumulator = 0.0;
+	a->sim_time = 0.0;  // t on the overlay is the scene's own time
+	a->status_time = 0.0;
 	if (!same_scene)
 		camera_from_scene(&a->cam, scene);
 	return true;
@@ -187,31 +189,36 @@ static void draw_grab_line(app *a)
 	renderer_panel(a->render, sx - 3.0f, sy - 3.0f, 6.0f, 6.0f, dot);
 }
 
-static void draw_overlay(app *a)
+static const unsigned char kWhite[4] = {235, 238, 242, 255}, kDim[4] = {170, 178, 190, 255},
+			   kAccent[4] = {255, 206, 110, 255};
+static const float kPanel[4] = {0.05f, 0.06f, 0.08f, 0.72f};
+
+// The panel at the top left: scene, time, stage timings, counts, contacts of each kind, the
+// parameters with their keys, the frame-time graph. Tab hides it.
+static void draw_panel(app *a, float scale, float line)
 {
 	renderer *r = a->render;
-	static const unsigned char white[4] = {235, 238, 242, 255}, dim[4] = {170, 178, 190, 255},
-				   accent[4] = {255, 206, 110, 255};
-	static const float panel[4] = {0.05f, 0.06f, 0.08f, 0.72f};
-	// Text grows with the window: 1.5x at 720 rows, never below 1x.
-	const float scale = fmaxf(1.0f, 1.5f * (float)a->height / 720.0f), line = 11.0f * scale;
-	renderer_begin_overlay(r, a->width, a->height);
 	char text[256];
 	char params[16][96];
 	int np = keys_param_lines(a, params, 16);
 	float x = 12.0f, y = 12.0f;
-	int lines = np + 7;
-	char counts[160];
-	snprintf(counts, sizeof counts, "%d particles  %d triangles  %d constraints  %d contacts",
-		 a->stats.particles + a->stats.free_particles,
-		 a->stats.triangles, a->stats.constraints,
-		 a->stats.collider_contacts + a->stats.collider_triangle_contacts + a->stats.vertex_triangle_contacts +
-			 a->stats.edge_edge_contacts + a->stats.particle_contacts);
-	float w = renderer_text_width(counts, scale);
+	int lines = np + 8;
+	char counts[160], contacts[200];
+	snprintf(counts, sizeof counts, "%d particles  %d triangles  %d constraints", a->stats.particles + a->stats.free_particles,
+		 a->stats.triangles, a->stats.constraints);
+	snprintf(contacts, sizeof contacts,
+		 "contacts: collider %d (+%d tri)  v-t %d  e-e %d  particle %d",
+		 a->stats.collider_contacts, a->stats.collider_triangle_contacts, a->stats.vertex_triangle_contacts,
+		 a->stats.edge_edge_contacts, a->stats.particle_contacts);
+	// As wide as its widest line (the stage timings, shown in the live window, included).
+	float w = fmaxf(renderer_text_width(counts, scale), renderer_text_width(contacts, scale));
 	for (int i = 0; i < np; ++i)
 		w = fmaxf(w, renderer_text_width(params[i], scale));
-	w = fmaxf(w, renderer_text_width("predict 0.00  collide 0.00  solve 0.00  contacts 0.00 ms", scale)) + 20.0f;
-	renderer_panel(r, x - 8.0f, y - 8.0f, w, line * (float)lines + 70.0f, panel);
+	if (!a->test_mode)
+		w = fmaxf(w, renderer_text_width("predict 00.00 broad 00.00 narrow 00.00 solve 00.00 contact 00.00 ccd 00.00 ms",
+						  scale));
+	w += 20.0f;
+	renderer_panel(r, x - 8.0f, y - 8.0f, w, line * (float)lines + 70.0f, kPanel);
 	if (a->scene == demo_scene_find("mesh")) {
 		const char *slash = strrchr(a->cloth_path, '/');
 		snprintf(text, sizeof text, "mesh %.100s  material %s%s", slash ? slash + 1 : a->cloth_path,
@@ -221,51 +228,72 @@ static void draw_overlay(app *a)
 			 (int)(a->scene - demo_scene_at(0)) + 1, demo_scene_count(),
 			 a->material[0] ? a->material : "(the scene's)", a->paused ? "   PAUSED" : "");
 	}
-	renderer_text(r, x, y, scale, text, accent);
+	renderer_text(r, x, y, scale, text, kAccent);
 	y += line;
 	if (a->test_mode)
 		snprintf(text, sizeof text, "frame %ld  t = %.2f s  (fixed 60 Hz)", a->frame, a->sim_time);
 	else
 		snprintf(text, sizeof text, "%.0f fps  step %.2f ms  t = %.1f s", a->fps, a->stats.step_ms, a->sim_time);
-	renderer_text(r, x, y, scale, text, white);
+	renderer_text(r, x, y, scale, text, kWhite);
 	y += line;
 	if (!a->test_mode) {
-		snprintf(text, sizeof text, "predict %.2f  broad %.2f  narrow %.2f  solve %.2f  contacts %.2f  ccd %.2f ms",
+		snprintf(text, sizeof text, "predict %.2f broad %.2f narrow %.2f solve %.2f contact %.2f ccd %.2f ms",
 			 a->stats.stage_ms[PBD_STAGE_PREDICT], a->stats.stage_ms[PBD_STAGE_BROAD_PHASE],
 			 a->stats.stage_ms[PBD_STAGE_NARROW_PHASE], a->stats.stage_ms[PBD_STAGE_CONSTRAINTS],
 			 a->stats.stage_ms[PBD_STAGE_CONTACTS], a->stats.stage_ms[PBD_STAGE_CCD]);
-		renderer_text(r, x, y, scale, text, dim);
+		renderer_text(r, x, y, scale, text, kDim);
 	}
 	y += line;
-	renderer_text(r, x, y, scale, counts, dim);
+	renderer_text(r, x, y, scale, counts, kDim);
+	y += line;
+	renderer_text(r, x, y, scale, contacts, kDim);
 	y += line;
 	snprintf(text, sizeof text, "max stretch %.2f%%   ccd: %lld pairs tested, %lld crossings caught",
 		 100.0 * a->stats.max_stretch_error, (long long)a->stats.ccd_pairs_tested, (long long)a->stats.ccd_hits);
-	renderer_text(r, x, y, scale, text, dim);
+	renderer_text(r, x, y, scale, text, kDim);
 	y += line * 1.4f;
 	for (int i = 0; i < np; ++i, y += line)
-		renderer_text(r, x, y, scale, params[i], white);
+		renderer_text(r, x, y, scale, params[i], kWhite);
 	y += line * 0.4f;
-	renderer_text(r, x, y, scale, "H help   space pause   R reset   1-9 [ ] scenes", dim);
+	renderer_text(r, x, y, scale, "H help   Tab panel   space pause   R reset   1-9 [ ] scenes", kDim);
 	y += line * 1.2f;
-	// Frame-time graph (wall clock; flat in test mode so screenshots repeat exactly).
-	renderer_graph(r, x, y, w - 20.0f, 44.0f, a->frame_ms, VIEWER_HISTORY, a->frame_ms_newest, 33.3f);
+	// Frame-time graph (wall clock; flat in test mode so screenshots repeat exactly). Its top
+	// doubles from 33 ms until the slowest frame fits; the line is the 60 Hz budget.
+	float top = 1000.0f / 30.0f, slowest = 0.0f;
+	for (int i = 0; i < VIEWER_HISTORY; ++i)
+		slowest = fmaxf(slowest, a->frame_ms[i]);
+	while (top < slowest && top < 4000.0f)
+		top *= 2.0f;
+	renderer_graph(r, x, y, w - 20.0f, 44.0f, a->frame_ms, VIEWER_HISTORY, a->frame_ms_newest, top);
+	snprintf(text, sizeof text, "frame ms (top %.0f, line 16.7)", (double)top);
+	renderer_text(r, x + 4.0f, y + 3.0f, scale, text, kDim);
+}
+
+static void draw_overlay(app *a)
+{
+	renderer *r = a->render;
+	// Text grows with the window: 1.5x at 720 rows, never below 1x.
+	const float scale = fmaxf(1.0f, 1.5f * (float)a->height / 720.0f), line = 11.0f * scale;
+	renderer_begin_overlay(r, a->width, a->height);
+	char text[256];
+	if (a->show_panel)
+		draw_panel(a, scale, line);
 	if (a->status[0] && a->sim_time - a->status_time < 3.0) {
 		float sw = renderer_text_width(a->status, scale);
-		renderer_panel(r, 12.0f - 8.0f, (float)a->height - 34.0f, sw + 16.0f, 28.0f, panel);
-		renderer_text(r, 12.0f, (float)a->height - 28.0f, scale, a->status, accent);
+		renderer_panel(r, 12.0f - 8.0f, (float)a->height - 34.0f, sw + 16.0f, 28.0f, kPanel);
+		renderer_text(r, 12.0f, (float)a->height - 28.0f, scale, a->status, kAccent);
 	}
 	if (a->show_help) {
 		float hw = 310.0f * scale, hx = (float)a->width - hw, hy = 12.0f;
-		renderer_panel(r, hx - 8.0f, hy - 8.0f, hw - 4.0f, line * (float)(key_binding_count() + 3), panel);
-		renderer_text(r, hx, hy, scale, "keys (letter raises, Shift+letter lowers)", accent);
+		renderer_panel(r, hx - 8.0f, hy - 8.0f, hw - 4.0f, line * (float)(key_binding_count() + 3), kPanel);
+		renderer_text(r, hx, hy, scale, "keys (a letter raises, Shift+letter lowers; S, B stiffen)", kAccent);
 		hy += line * 1.3f;
 		for (int i = 0; i < key_binding_count(); ++i, hy += line) {
 			const key_binding *b = key_binding_at(i);
 			snprintf(text, sizeof text, "%-7s %s", b->key, b->what);
-			renderer_text(r, hx, hy, scale, text, white);
+			renderer_text(r, hx, hy, scale, text, kWhite);
 		}
-		renderer_text(r, hx, hy, scale, "mouse: drag cloth / orbit, right pans, wheel zooms", dim);
+		renderer_text(r, hx, hy, scale, "mouse: drag cloth / orbit, right pans, wheel zooms", kDim);
 	}
 	draw_grab_line(a);
 	renderer_end_overlay(r);

@@ -42,6 +42,7 @@ static const key_table *table(void)
 		add(&t, "[", KEY_PREVIOUS_SCENE, "previous scene", NULL);
 		add(&t, "X", KEY_WIREFRAME, "wireframe", NULL);
 		add(&t, "H", KEY_HELP, "help overlay", NULL);
+		add(&t, "tab", KEY_PANEL, "hide / show the panel of figures and parameters", NULL);
 		add(&t, "P", KEY_SCREENSHOT, "save a PNG screenshot", NULL);
 		add(&t, "M", KEY_MATERIAL, "next material preset (silk, cotton, denim, leather, rubber)", NULL);
 		add(&t, "O", KEY_SAVE_TUNING, "save the tuning file and print it as C code", NULL);
@@ -145,6 +146,9 @@ bool keys_press(app *a, const char *name, bool shift)
 		case KEY_HELP:
 			a->show_help = !a->show_help;
 			break;
+		case KEY_PANEL:
+			a->show_panel = !a->show_panel;
+			break;
 		case KEY_SCREENSHOT:
 			a->want_screenshot = true;
 			break;
@@ -165,7 +169,7 @@ bool keys_press(app *a, const char *name, bool shift)
 
 void keys_print_help(FILE *out)
 {
-	fprintf(out, "keys (a letter raises a parameter, Shift+letter lowers it):\n");
+	fprintf(out, "keys (a letter raises a parameter, Shift+letter lowers it; S and B raise the stiffness):\n");
 	for (int i = 0; i < key_binding_count(); ++i) {
 		const key_binding *b = key_binding_at(i);
 		if (b->action == KEY_PARAM) {

@@ -187,6 +187,7 @@ static const char *glfw_key_name(int key)
 	}
 	switch (key) {
 	case GLFW_KEY_SPACE: return "space";
+	case GLFW_KEY_TAB: return "tab";
 	case GLFW_KEY_PERIOD: return ".";
 	case GLFW_KEY_RIGHT_BRACKET: return "]";
 	case GLFW_KEY_LEFT_BRACKET: return "[";
@@ -305,6 +306,7 @@ int main(int argc, char **argv)
 	app a;
 	memset(&a, 0, sizeof a);
 	a.mouse_button = -1;
+	a.show_panel = true;
 	a.test_mode = test_mode;
 	a.options.res = o.res;
 	a.options.pins = o.pins;

@@ -73,7 +73,7 @@ typedef struct app {
 	camera cam;
 	renderer *render;
 	int width, height;            // framebuffer size in pixels
-	bool paused, step_once, wireframe, show_help, quit, want_screenshot;
+	bool paused, step_once, wireframe, show_help, show_panel, quit, want_screenshot;
 	bool test_mode;               // fixed frames: no wall-clock figures on screen
 	long frame;                   // frames drawn
 	double sim_time;
@@ -130,6 +130,7 @@ typedef enum key_action {
 	KEY_PREVIOUS_SCENE, // [ (before the first: the last)
 	KEY_WIREFRAME,
 	KEY_HELP,
+	KEY_PANEL,       // Tab: the stats and parameter panel
 	KEY_SCREENSHOT,
 	KEY_MATERIAL,    // next material preset
 	KEY_SAVE_TUNING, // write the tuning file and print the C code
