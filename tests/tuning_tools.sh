@@ -24,7 +24,14 @@ done
 [ "$(grep -c '^v ' "$tmp/mesh/frame_00060.obj")" = 631 ] || fail "the dump does not have the mesh's 631 vertices"
 grep -q '^# sphere ' "$tmp/mesh/frame_00060.obj" || fail "no sphere line in the dump"
 "$sim" --cloth "$src/demos/meshes/flag.obj" --pin top --frames 30 >/dev/null || fail "--pin top"
-"$sim" --cloth "$src/demos/meshes/flag.obj" --pin 0,24 --frames 30 >/dev/null || fail "--pin 0,24"
+"$sim" --cloth "$src/demos/meshes/flag.obj" --pin 0,24 --frames 30 >"$tmp/pin" || fail "--pin 0,24"
+# --pin says how many vertices it pinned: the two listed; the top edge of the flag (its
+# highest row of vertices, more than one); none without --pin.
+grep -q ": 2 vertices pinned (--pin 0,24);" "$tmp/pin" || { cat "$tmp/pin"; fail "--pin 0,24 did not report 2 pinned"; }
+"$sim" --cloth "$src/demos/meshes/flag.obj" --pin top --frames 1 >"$tmp/pin" || fail "--pin top"
+grep -Eq ": ([2-9]|[1-9][0-9]+) vertices pinned \(--pin top\);" "$tmp/pin" || { cat "$tmp/pin"; fail "--pin top: no count"; }
+"$sim" --cloth "$src/demos/meshes/flag.obj" --frames 1 >"$tmp/pin" || fail "no --pin"
+grep -q ": 0 vertices pinned (--pin none);" "$tmp/pin" || { cat "$tmp/pin"; fail "no --pin: no count of 0"; }
 printf 'v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 7\n' >"$tmp/bad.obj"
 if "$sim" --cloth "$tmp/bad.obj" --frames 5 2>"$tmp/err"; then fail "a bad OBJ was accepted"; fi
 grep -q "bad.obj:4: vertex index 7 is out of range" "$tmp/err" || { cat "$tmp/err"; fail "no file:line message"; }

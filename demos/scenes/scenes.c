@@ -710,10 +710,11 @@ static pbd_result create_mesh(pbd_world *w, const demo_scene_options *o, demo_sc
 		snprintf(s->message, sizeof s->message, "%s: %s", o->cloth_path, pbd_world_last_error(w));
 	else  // what the reader found and repaired, for the tools to show
 		snprintf(s->message, sizeof s->message,
-			 "%s: %d vertices (%d welded), %d triangles, %d pieces (%d not orientable), %d faces turned, "
-			 "%d non-manifold edges, %d boundary loops",
-			 o->cloth_path, m.vertex_count, m.vertices_welded, m.triangle_count, m.pieces, m.pieces_not_orientable,
-			 m.faces_reoriented, m.edges_non_manifold, m.boundary_loops);
+			 "%s: %d vertices pinned (--pin %s); %d vertices (%d welded), %d triangles, %d pieces (%d not "
+			 "orientable), %d faces turned, %d non-manifold edges, %d boundary loops",
+			 o->cloth_path, pin_count, o->pins ? o->pins : "none", m.vertex_count, m.vertices_welded,
+			 m.triangle_count, m.pieces, m.pieces_not_orientable, m.faces_reoriented, m.edges_non_manifold,
+			 m.boundary_loops);
 	free(pins);
 	pbd_mesh_free(&m);
 	if (r == PBD_OK && o->sphere) {

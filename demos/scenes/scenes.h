@@ -30,7 +30,7 @@ typedef struct demo_scene_state {
 	float wind_direction[3];  ///< unit direction the "wind" parameter blows along
 	double time;              ///< seconds since the scene started
 	float values[8];          ///< scene-specific values (e.g. the incline angle)
-	char message[256];        ///< why create failed when the world cannot say (a mesh file)
+	char message[512];        ///< why create failed when the world cannot say (a mesh file)
 } demo_scene_state;
 
 typedef struct demo_scene {
