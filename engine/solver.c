@@ -326,7 +326,6 @@ static void trim_contact_memory(pbd_world *w)
 typedef void pbd_stage_fn(pbd_world *w, pbd_step_context *ctx);
 
 typedef struct step_stage {
-	const char *name;
 	pbd_stage timer;  // where its time goes in stats.stage_ms; PBD_STAGE_COUNT: its parts time themselves
 	pbd_stage_fn *run;
 } step_stage;
@@ -415,9 +414,9 @@ static void solve_collider_contacts(pbd_world *w, pbd_step_context *ctx)
 // One constraint pass, run `iterations` times per substep. Colliders last: they cannot give
 // way, so their contacts have the last word.
 static const step_stage pass_stages[] = {
-	{"constraints", PBD_STAGE_CONSTRAINTS, project_constraints},    // stretch, shear, bend, tethers, attachments
-	{"self contacts", PBD_STAGE_CONTACTS, solve_self_contacts},     // vertex-triangle, edge-edge, particle
-	{"collider contacts", PBD_STAGE_CONTACTS, solve_collider_contacts},
+	{PBD_STAGE_CONSTRAINTS, project_constraints},    // stretch, shear, bend, tethers, attachments
+	{PBD_STAGE_CONTACTS, solve_self_contacts},       // vertex-triangle, edge-edge, particle
+	{PBD_STAGE_CONTACTS, solve_collider_contacts},
 };
 
 static void project_passes(pbd_world *w, pbd_step_context *ctx)
@@ -479,8 +478,8 @@ static void update_velocities(pbd_world *w, pbd_step_context *ctx)
 // search's step state, and air from the state at the step's start (air varies slowly next to
 // the substep rate, and it is the costliest force by far).
 static const step_stage step_begin_stages[] = {
-	{"begin", PBD_STAGE_COUNT, begin_step},
-	{"air", PBD_STAGE_PREDICT, apply_air},
+	{PBD_STAGE_COUNT, begin_step},
+	{PBD_STAGE_PREDICT, apply_air},
 };
 
 // Once per substep of h = dt / substeps. The order is the design:
@@ -493,18 +492,18 @@ static const step_stage step_begin_stages[] = {
 //    crossing lands (with the pairs it needs, and starts a moving collider swept carried);
 //  - only then do velocities and positions take the motion.
 static const step_stage substep_stages[] = {
-	{"move colliders", PBD_STAGE_PREDICT, move_colliders},          // poses at the substep's ends
-	{"predict", PBD_STAGE_PREDICT, predict_particles},              // p = x + h v; kinematic along their path
-	{"find pairs", PBD_STAGE_BROAD_PHASE, find_pairs},              // candidate pairs near the motion
-	{"find collider contacts", PBD_STAGE_NARROW_PHASE, find_collider_contacts},
-	{"reset attachments", PBD_STAGE_CONSTRAINTS, reset_attachments},// their multipliers start at zero
-	{"passes", PBD_STAGE_COUNT, project_passes},                    // `iterations` x pass_stages
-	{"push off colliders", PBD_STAGE_CONTACTS, push_off_colliders},
-	{"limit motion", PBD_STAGE_CCD, limit_particle_motion},
-	{"carry", PBD_STAGE_CCD, carry_swept_starts},
-	{"find pairs again", PBD_STAGE_BROAD_PHASE, find_pairs},        // the projection may have left the regions
-	{"guard", PBD_STAGE_CCD, guard_motion},                         // no crossing of x -> p lands
-	{"update", PBD_STAGE_UPDATE, update_velocities},                // v from the motion; x = p
+	{PBD_STAGE_PREDICT, move_colliders},             // poses at the substep's ends
+	{PBD_STAGE_PREDICT, predict_particles},          // p = x + h v; kinematic along their path
+	{PBD_STAGE_BROAD_PHASE, find_pairs},             // candidate pairs near the motion
+	{PBD_STAGE_NARROW_PHASE, find_collider_contacts},
+	{PBD_STAGE_CONSTRAINTS, reset_attachments},      // their multipliers start at zero
+	{PBD_STAGE_COUNT, project_passes},               // `iterations` x pass_stages
+	{PBD_STAGE_CONTACTS, push_off_colliders},
+	{PBD_STAGE_CCD, limit_particle_motion},
+	{PBD_STAGE_CCD, carry_swept_starts},
+	{PBD_STAGE_BROAD_PHASE, find_pairs},             // again: the passes may have moved particles out of the regions
+	{PBD_STAGE_CCD, guard_motion},                   // no crossing of x -> p lands
+	{PBD_STAGE_UPDATE, update_velocities},           // v from the motion; x = p
 };
 
 // Once per step, after the substeps: damping, normals and readback buffers, the pair
@@ -517,7 +516,7 @@ static void finish_step(pbd_world *w, pbd_step_context *ctx)
 }
 
 static const step_stage step_end_stages[] = {
-	{"finish", PBD_STAGE_FINALIZE, finish_step},
+	{PBD_STAGE_FINALIZE, finish_step},
 };
 
 static void record_stats(pbd_world *w, const pbd_step_context *ctx)
