@@ -235,22 +235,30 @@ typedef struct guard_pass {
 // the gap, overlap. The guard only ever shortens motions toward x, which keeps a still
 // particle still and shrinks every swept box, so a pair ruled out here before the first
 // round stays ruled out in every round.
-static bool can_meet(const pbd_world *w, const uint32_t ids[4], int split, float thickness)
+// Pairs whose clearance the particles' sweep drifts cannot use up are ruled out first, without
+// reading their positions; the drifts too only shrink as the guard shortens motions.
+static bool can_meet(const pbd_world *w, const uint32_t ids[4], int split, float thickness, float clearance)
 {
+	const float *d = w->drift;
+	float gap = pbd_guard_gap(thickness);
+	float used = split == 1 ? d[ids[0]] + 1.2f * maxf(d[ids[1]], maxf(d[ids[2]], d[ids[3]]))
+			       : maxf(d[ids[0]], d[ids[1]]) + maxf(d[ids[2]], d[ids[3]]);
+	if (clearance - gap > used)
+		return false;
 	if (!moved(w, ids[0]) && !moved(w, ids[1]) && !moved(w, ids[2]) && !moved(w, ids[3]))
 		return false;
-	return !swept_apart(w, ids, split, pbd_guard_gap(thickness));
+	return !swept_apart(w, ids, split, gap);
 }
 
 // Sweeps one vertex-triangle (split 1) or edge-edge (split 2) pair; on a hit pulls its
 // particles back to the time of impact (or to x in the final rounds). Returns whether any
 // particle's motion changed.
-static bool guard_quad(const guard_pass *g, const uint32_t ids[4], int split, float thickness)
+static bool guard_quad(const guard_pass *g, const uint32_t ids[4], int split, float thickness, float clearance)
 {
 	pbd_world *w = g->w;
 	if (!needs_test(w, ids, 4, g->round))
 		return false;
-	if (!can_meet(w, ids, split, thickness))
+	if (!can_meet(w, ids, split, thickness, clearance))
 		return false;
 	float gap = pbd_guard_gap(thickness);
 	pbd_d3 x0[4], x1[4];
@@ -270,19 +278,21 @@ static bool guard_quad(const guard_pass *g, const uint32_t ids[4], int split, fl
 	return changed;
 }
 
-int pbd_guard_pair(const pbd_world *w, uint32_t n, uint32_t ids[4], float *thickness)
+int pbd_guard_pair(const pbd_world *w, uint32_t n, uint32_t ids[4], float *thickness, float *clearance)
 {
 	if ((int64_t)n < w->vt_count) {
 		const pbd_vt_contact *c = &w->vt[n];
 		const uint32_t *t = w->tri + 3 * c->tri;
 		ids[0] = c->q, ids[1] = t[0], ids[2] = t[1], ids[3] = t[2];
 		*thickness = c->thickness;
+		*clearance = c->clearance;
 		return 1;
 	}
 	const pbd_ee_contact *c = &w->ee[n - (uint32_t)w->vt_count];
 	const uint32_t *ea = w->edge + 2 * c->a, *eb = w->edge + 2 * c->b;
 	ids[0] = ea[0], ids[1] = ea[1], ids[2] = eb[0], ids[3] = eb[1];
 	*thickness = c->thickness;
+	*clearance = c->clearance;
 	return 2;
 }
 
@@ -292,9 +302,9 @@ static void mark_live_range(int start, int end, int worker, void *context)
 	pbd_world *w = context;
 	for (int n = start; n < end; ++n) {
 		uint32_t ids[4];
-		float thickness;
-		int split = pbd_guard_pair(w, (uint32_t)n, ids, &thickness);
-		w->guard_live[n] = can_meet(w, ids, split, thickness);
+		float thickness, clearance;
+		int split = pbd_guard_pair(w, (uint32_t)n, ids, &thickness, &clearance);
+		w->guard_live[n] = can_meet(w, ids, split, thickness, clearance);
 	}
 }
 
@@ -342,9 +352,9 @@ static int guard_round(pbd_world *w, uint32_t round, bool final_round, int64_t *
 	int count = listed ? w->guard_pair_count : w->vt_count + w->ee_count;
 	for (int n = 0; n < count; ++n) {
 		uint32_t ids[4];
-		float thickness;
-		int split = pbd_guard_pair(w, listed ? w->guard_pairs[n] : (uint32_t)n, ids, &thickness);
-		hits += guard_quad(&g, ids, split, thickness);
+		float thickness, clearance;
+		int split = pbd_guard_pair(w, listed ? w->guard_pairs[n] : (uint32_t)n, ids, &thickness, &clearance);
+		hits += guard_quad(&g, ids, split, thickness, clearance);
 	}
 	for (int k = 0; k < w->pp_count; ++k) {
 		const pbd_pp_contact *c = &w->pp[k];
@@ -380,6 +390,7 @@ int pbd_ccd_guard(pbd_world *w, int64_t *tested)
 		return 0;
 	if (w->particle_count > 0)  // an empty world has no array at all
 		memset(w->ccd_stamp, 0, (size_t)w->particle_count * sizeof *w->ccd_stamp);
+	pbd_pairs_sweep_drift(w);
 	if (!collect_live_pairs(w))
 		w->guard_pair_count = -1;
 	int caught = 0;

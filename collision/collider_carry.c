@@ -181,8 +181,8 @@ static bool close_pairs(pbd_world *w, int64_t *tested)
 	int total = w->vt_count + w->ee_count;
 	for (int n = 0; n < total; ++n) {
 		uint32_t ids[4];
-		float thickness;
-		int split = pbd_guard_pair(w, (uint32_t)n, ids, &thickness);
+		float thickness, clearance;
+		int split = pbd_guard_pair(w, (uint32_t)n, ids, &thickness, &clearance);
 		if (!mixed(w, ids, 4) || !quad_meets(w, ids, split, thickness, tested))
 			continue;
 		changed |= carry_group(w, ids, 4, carrier(w, ids, 4));

@@ -49,6 +49,13 @@ static float gap_along_axes(const pbd_v3 *a, int na, const pbd_v3 *b, int nb)
 	return maxf(0.0f, maxf(gx, maxf(gy, gz)));
 }
 
+// A pair's clearance (pbd_pairs_drift) in float, rounded down: the bound must stay a bound.
+static float clearance_of(double d)
+{
+	float c = (float)(d * (1.0 - 1e-6));
+	return isfinite(c) ? c : -INFINITY;
+}
+
 typedef struct visit_context {
 	const pbd_world *w;
 	pbd_pair_chunk *chunk;  // where pairs go
@@ -102,10 +109,15 @@ static void visit_vertex_for_triangle(uint32_t q, void *user)
 	if (gap_along_axes(&xq, 1, xt, 3) > limit)
 		return;
 	double bary[3];
-	float d = sqrtf((float)pbd_point_triangle_distance2(d3_of(xq), d3_of(xt[0]), d3_of(xt[1]), d3_of(xt[2]), bary));
-	if (d > limit)
+	double d = sqrt(pbd_point_triangle_distance2(d3_of(xq), d3_of(xt[0]), d3_of(xt[1]), d3_of(xt[2]), bary));
+	if ((float)d > limit)
 		return;
-	pbd_vt_contact pair = {q, tri, thickness, bq->kind == PBD_BODY_PARTICLES};
+	// The solver also acts on a vertex a little past the triangle's edges (its barycentric
+	// tolerance): a tenth of the longest edge covers it.
+	double edge2 = fmax(v3_dot_d(v3_sub(xt[1], xt[0]), v3_sub(xt[1], xt[0])),
+			    fmax(v3_dot_d(v3_sub(xt[2], xt[1]), v3_sub(xt[2], xt[1])),
+				 v3_dot_d(v3_sub(xt[0], xt[2]), v3_sub(xt[0], xt[2]))));
+	pbd_vt_contact pair = {q, tri, thickness, clearance_of(d - 0.1 * sqrt(edge2)), bq->kind == PBD_BODY_PARTICLES};
 	CHUNK_PUSH(ctx->chunk, vt, pair);
 }
 
@@ -140,10 +152,10 @@ static void visit_edge_for_edge(uint32_t b, void *user)
 	pbd_v3 xa[2] = {v3_of4(w->x[ea[0]]), v3_of4(w->x[ea[1]])}, xb[2] = {v3_of4(w->x[eb[0]]), v3_of4(w->x[eb[1]])};
 	if (gap_along_axes(xa, 2, xb, 2) > limit)
 		return;
-	float d = sqrtf((float)pbd_segment_segment_distance2(d3_of(xa[0]), d3_of(xa[1]), d3_of(xb[0]), d3_of(xb[1]), &s, &t));
-	if (d > limit)
+	double d = sqrt(pbd_segment_segment_distance2(d3_of(xa[0]), d3_of(xa[1]), d3_of(xb[0]), d3_of(xb[1]), &s, &t));
+	if ((float)d > limit)
 		return;
-	pbd_ee_contact pair = {a, b, thickness};
+	pbd_ee_contact pair = {a, b, thickness, clearance_of(d)};
 	CHUNK_PUSH(ctx->chunk, ee, pair);
 }
 
@@ -181,6 +193,68 @@ bool pbd_region_holds(const pbd_world *w, uint32_t i, pbd_v3 at, float tau)
 	pbd_aabb r = w->regions[i];
 	pbd_v3 a = v3_sub(at, frame_offset(w, tau));
 	return a.x >= r.lo.x && a.x <= r.hi.x && a.y >= r.lo.y && a.y <= r.hi.y && a.z >= r.lo.z && a.z <= r.hi.z;
+}
+
+// |a - b|, rounded up.
+static float distance_up(pbd_v3 a, pbd_v3 b)
+{
+	double dx = (double)a.x - b.x, dy = (double)a.y - b.y, dz = (double)a.z - b.z;
+	return (float)(sqrt(dx * dx + dy * dy + dz * dz) * (1.0 + 1e-6));
+}
+
+// How far particle i is from its search position, in the frame's shift_p (at p), and with
+// `sweep` also the farthest point of its motion x -> p in the frame's shift_x (at x): the
+// distance to a point is convex along a segment, so the ends bound it.
+static float drift_of(const pbd_world *w, uint32_t i, pbd_v3 shift_p, bool sweep, pbd_v3 shift_x)
+{
+	pbd_v3 from = w->search_at[i];
+	float d = distance_up(v3_sub(v3_of4(w->p[i]), shift_p), from);
+	if (sweep)
+		d = maxf(d, distance_up(v3_sub(v3_of4(w->x[i]), shift_x), from));
+	return isfinite(d) ? d : INFINITY;
+}
+
+typedef struct drift_job {
+	pbd_world *w;
+	pbd_v3 shift_p, shift_x;
+	bool sweep;
+} drift_job;
+
+static void drift_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	const drift_job *job = context;
+	for (int i = start; i < end; ++i)
+		job->w->drift[i] = drift_of(job->w, (uint32_t)i, job->shift_p, job->sweep, job->shift_x);
+}
+
+static void drift_all(pbd_world *w, drift_job *job)
+{
+	if (w->region_count != w->particle_count || w->vt_count + w->ee_count == 0)
+		return;  // no pairs of triangles or edges, nothing to decide
+	pbd_parallel_for(w, drift_range, w->particle_count, PBD_PARTICLES_PER_RANGE, job);
+}
+
+void pbd_pairs_drift(pbd_world *w, float h)
+{
+	// The positions p, in the frame as it will be at the substep's end.
+	w->drift_shift = frame_offset(w, (float)(w->time - w->region_time) + h);
+	drift_job job = {w, w->drift_shift, v3(0, 0, 0), false};
+	drift_all(w, &job);
+}
+
+void pbd_pairs_redrift(pbd_world *w, uint32_t i)
+{
+	w->drift[i] = drift_of(w, i, w->drift_shift, false, w->drift_shift);
+}
+
+void pbd_pairs_sweep_drift(pbd_world *w)
+{
+	// One shift for the whole motion: a particle whose motion the guard shortens stays on
+	// its segment, and its drift can only shrink, whatever the others do.
+	pbd_v3 shift = frame_offset(w, (float)(w->time - w->region_time));
+	drift_job job = {w, shift, shift, true};
+	drift_all(w, &job);
 }
 
 // The frame: the free particles' mean velocity over this substep and their mean acceleration
@@ -450,6 +524,42 @@ static bool join_chunks(pbd_world *w)
 	return true;
 }
 
+static void free_regions(pbd_world *w)
+{
+	size_t n = (size_t)w->region_capacity;
+	pbd_free_array(w, w->regions, n, sizeof *w->regions);
+	pbd_free_array(w, w->search_at, n, sizeof *w->search_at);
+	pbd_free_array(w, w->drift, n, sizeof *w->drift);
+	w->regions = NULL;
+	w->search_at = NULL;
+	w->drift = NULL;
+	w->region_capacity = 0;
+}
+
+// Regions, search positions and drifts for n particles; their contents are rebuilt by each
+// search, so they are replaced rather than grown.
+static bool reserve_regions(pbd_world *w, int n)
+{
+	if (n <= w->region_capacity)
+		return true;
+	size_t cap = (size_t)maxi(n, 2 * w->region_capacity);
+	pbd_aabb *regions = pbd_alloc_array(w, cap, sizeof *regions);
+	pbd_v3 *at = pbd_alloc_array(w, cap, sizeof *at);
+	float *drift = pbd_alloc_array(w, cap, sizeof *drift);
+	if (!regions || !at || !drift) {
+		pbd_free_array(w, regions, regions ? cap : 0, sizeof *regions);
+		pbd_free_array(w, at, at ? cap : 0, sizeof *at);
+		pbd_free_array(w, drift, drift ? cap : 0, sizeof *drift);
+		return false;
+	}
+	free_regions(w);
+	w->regions = regions;
+	w->search_at = at;
+	w->drift = drift;
+	w->region_capacity = (int)cap;
+	return true;
+}
+
 bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
 {
 	w->vt_count = w->ee_count = w->pp_count = 0;
@@ -470,13 +580,11 @@ bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
 			return false;
 		w->box_capacity = cap;
 	}
-	if (np > w->region_capacity) {
-		int cap = maxi(np, 2 * w->region_capacity);
-		if (!pbd_grow_array(w, (void **)&w->regions, (size_t)w->region_capacity, (size_t)cap, sizeof *w->regions))
-			return false;
-		w->region_capacity = cap;
-	}
+	if (!reserve_regions(w, np))
+		return false;
 	build_regions(w, substeps_left, h);
+	for (int i = 0; i < np; ++i)
+		w->search_at[i] = v3_of4(w->x[i]);
 	w->region_time = w->time;
 	pbd_aabb *vbox = w->boxes, *tbox = w->boxes + np, *ebox = w->boxes + np + nt;
 	for (int i = 0; i < np; ++i) {
@@ -578,7 +686,7 @@ void pbd_pairs_free(pbd_world *w)
 	pbd_grid_free(w, &w->vertex_grid);
 	pbd_grid_free(w, &w->edge_grid);
 	pbd_free_array(w, w->boxes, (size_t)w->box_capacity, sizeof *w->boxes);
-	pbd_free_array(w, w->regions, (size_t)w->region_capacity, sizeof *w->regions);
+	free_regions(w);
 	pbd_free_array(w, w->ccd_stamp, (size_t)w->ccd_stamp_capacity, sizeof *w->ccd_stamp);
 	pbd_free_array(w, w->guard_live, (size_t)w->guard_live_capacity, sizeof *w->guard_live);
 	pbd_free_array(w, w->contact_keep, (size_t)w->contact_keep_capacity, sizeof *w->contact_keep);

@@ -29,6 +29,8 @@ int pbd_edge_edge_solve(pbd_world *w)
 	for (int k = 0; k < w->ee_count; ++k) {
 		const pbd_ee_contact *c = &w->ee[k];
 		const uint32_t *ea = w->edge + 2 * c->a, *eb = w->edge + 2 * c->b;
+		if (pbd_ee_apart(w, c, ea, eb, c->thickness))
+			continue;
 		pbd_v4 *v[4] = {&w->p[ea[0]], &w->p[ea[1]], &w->p[eb[0]], &w->p[eb[1]]};
 		pbd_d3 a0 = d3_of(v3_of4(*v[0])), a1 = d3_of(v3_of4(*v[1])), b0 = d3_of(v3_of4(*v[2])),
 		       b1 = d3_of(v3_of4(*v[3]));
@@ -72,8 +74,10 @@ int pbd_edge_edge_solve(pbd_world *w)
 		pbd_friction_pair mu = pbd_bodies_friction(w, w->edge_owner[c->a], w->edge_owner[c->b]);
 		pbd_v3 corr = pbd_friction_correction(moved, n, depth, mu.static_friction, mu.kinetic_friction);
 		float f = 1.0f / wsum;
-		for (int j = 0; j < 4; ++j)
+		for (int j = 0; j < 4; ++j) {
 			v4_set3(v[j], v3_mad(v3_of4(*v[j]), corr, v[j]->w * wgt[j] * f));
+			pbd_pairs_redrift(w, ids[j]);
+		}
 	}
 	return touching;
 }

@@ -113,16 +113,31 @@ static bool projection_barycentrics(pbd_v3 e1, pbd_v3 e2, pbd_v3 rel, float *v, 
 	return true;
 }
 
+// The pair's particles moved: the pairs after it in the loop must see their new drifts.
+static void redrift(pbd_world *w, uint32_t q, const uint32_t *t)
+{
+	pbd_pairs_redrift(w, q);
+	for (int j = 0; j < 3; ++j)
+		pbd_pairs_redrift(w, t[j]);
+}
+
 int pbd_vertex_triangle_solve(pbd_world *w)
 {
 	int touching = 0;
 	for (int k = 0; k < w->vt_count; ++k) {
 		const pbd_vt_contact *c = &w->vt[k];
 		if (c->ball) {
-			touching += ball_triangle(w, c);
+			// Not skipped by its clearance: a ball that crossed the triangle's plane over its
+			// face is pushed back however far it went.
+			if (ball_triangle(w, c)) {
+				touching++;
+				redrift(w, c->q, w->tri + 3 * c->tri);
+			}
 			continue;
 		}
 		const uint32_t *t = w->tri + 3 * c->tri;
+		if (pbd_vt_apart(w, c, t, c->thickness))
+			continue;
 		pbd_v4 *q = &w->p[c->q], *p0 = &w->p[t[0]], *p1 = &w->p[t[1]], *p2 = &w->p[t[2]];
 		pbd_v3 a = v3_of4(*p0), e1 = v3_sub(v3_of4(*p1), a), e2 = v3_sub(v3_of4(*p2), a);
 		pbd_v3 n = v3_cross(e1, e2);
@@ -154,7 +169,10 @@ int pbd_vertex_triangle_solve(pbd_world *w)
 		float bs = b[0] + b[1] + b[2];
 		for (int j = 0; j < 3; ++j)
 			b[j] /= bs;
-		touching += push_apart(w, c, n, c->thickness - d, b);
+		if (push_apart(w, c, n, c->thickness - d, b)) {
+			touching++;
+			redrift(w, c->q, t);
+		}
 	}
 	return touching;
 }

@@ -401,6 +401,7 @@ static void project_constraints(pbd_world *w, pbd_step_context *ctx)
 
 static void solve_self_contacts(pbd_world *w, pbd_step_context *ctx)
 {
+	pbd_pairs_drift(w, ctx->h);  // the pairs still too far apart to touch are skipped
 	ctx->vertex_triangle_contacts = pbd_vertex_triangle_solve(w);
 	ctx->edge_edge_contacts = pbd_edge_edge_solve(w);
 	ctx->particle_contacts = pbd_particle_particle_solve(w);

@@ -6,10 +6,6 @@
 
 #include "world.h"
 
-// Smallest ranges worth a thread: below these the hand-over costs more than the work.
-#define PBD_PARTICLES_PER_RANGE 256
-#define PBD_CONSTRAINTS_PER_RANGE 128
-
 // The parameters of one step and its substep in progress, and the tallies the stages leave
 // for the statistics. pbd_world_step fills it and passes it to every stage.
 typedef struct pbd_step_context {

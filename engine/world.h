@@ -89,12 +89,15 @@ typedef struct pbd_vt_contact {
 	uint32_t q;                // the vertex (or free particle)
 	uint32_t tri;              // index into world->tri
 	float thickness;           // distance kept between the vertex and the triangle
+	// A lower bound of how far apart the pair is at the search (see pbd_pair_apart).
+	float clearance;
 	bool ball;                 // q is a free particle: kept off the whole closed triangle
 } pbd_vt_contact;
 
 typedef struct pbd_ee_contact {
 	uint32_t a, b;             // indices into world->edge
 	float thickness;
+	float clearance;           // as for pbd_vt_contact
 } pbd_ee_contact;
 
 typedef struct pbd_pp_contact {
@@ -235,7 +238,10 @@ struct pbd_world {
 	pbd_aabb *boxes;
 	int box_capacity;
 	pbd_aabb *regions;         // per particle: where its motion must stay for the pairs to hold
-	int region_capacity;
+	pbd_v3 *search_at;         // per particle: x at the search
+	float *drift;              // per particle: how far it may be from search_at (pbd_pairs_drift)
+	pbd_v3 drift_shift;        // the frame's motion the contacts' drifts were measured with
+	int region_capacity;       // of regions, search_at and drift
 	int region_count;          // particles the current pairs cover (0: find them again)
 	// The regions are boxes in a frame that moves with the free particles' mean motion (so a
 	// cloth flying or falling as one keeps its pairs): at tau seconds after region_time the
@@ -299,6 +305,9 @@ static inline pbd_friction_pair pbd_collider_friction(const pbd_world *w, uint32
 #define PBD_PARTICLE_ARRAYS(X) \
 	X(x) X(p) X(v) X(force) X(inv_mass_free) X(pinned) X(pin_from) X(pin_to) X(owner) X(radius) X(rest)
 
+// Smallest ranges worth a thread: below these the hand-over costs more than the work.
+#define PBD_PARTICLES_PER_RANGE 256
+#define PBD_CONSTRAINTS_PER_RANGE 128
 // solver.c: runs task over items 0..count-1, through the hooks when there are any.
 void pbd_parallel_for(pbd_world *world, pbd_task_fn *task, int count, int min_range, void *context);
 
@@ -398,6 +407,32 @@ static inline int pbd_candidate_count(const pbd_world *w)
 bool pbd_pairs_covered(const pbd_world *world, float h);
 // Whether particle i is in its region at `at`, tau seconds after the search.
 bool pbd_region_holds(const pbd_world *world, uint32_t i, pbd_v3 at, float tau);
+// Each pair stores its clearance: its distance at the search, less a slack (vertex-triangle:
+// the solver's tolerance past the triangle's edges). Each particle's drift bounds how far it
+// has got from where it was at the search, in the frame of the search (a shift shared by
+// all particles changes no distance). Distances change no faster than the particles move,
+// so while clearance - drift (of the vertex, and of the triangle's corners counted 1.2
+// times for the triangle's growth) stays above a distance, the pair is farther apart than
+// that: the solvers and the guard skip it without looking at it. A resting or slowly moving
+// cloth's pairs are almost all decided so.
+// For the contacts: drifts of p, at the substep's end (the constraint passes call it).
+void pbd_pairs_drift(pbd_world *world, float h);
+// The contact drift of particle i after a contact moved its p (the others keep theirs).
+void pbd_pairs_redrift(pbd_world *world, uint32_t i);
+// For the guard: drifts of the whole motion x -> p, however the guard shortens it.
+void pbd_pairs_sweep_drift(pbd_world *world);
+static inline bool pbd_vt_apart(const pbd_world *w, const pbd_vt_contact *c, const uint32_t *t, float keep)
+{
+	const float *d = w->drift;
+	float corner = maxf(d[t[0]], maxf(d[t[1]], d[t[2]]));
+	return c->clearance - keep > d[c->q] + 1.2f * corner;
+}
+static inline bool pbd_ee_apart(const pbd_world *w, const pbd_ee_contact *c, const uint32_t *ea, const uint32_t *eb,
+				float keep)
+{
+	const float *d = w->drift;
+	return c->clearance - keep > maxf(d[ea[0]], d[ea[1]]) + maxf(d[eb[0]], d[eb[1]]);
+}
 // The free particles' mean velocity at the step's start and end: its change moves the frame
 // of the next searches.
 void pbd_pairs_step_begin(pbd_world *world);
@@ -418,8 +453,8 @@ int pbd_particle_particle_solve(pbd_world *world);
 // collision/ccd.c: the guard. Returns the crossings caught; *tested gets the pairs swept.
 int pbd_ccd_guard(pbd_world *world, int64_t *tested);
 // The particles of candidate pair n (vertex-triangle pairs first, then edge-edge) and its
-// thickness; returns the split (1: vertex | triangle, 2: edge | edge).
-int pbd_guard_pair(const pbd_world *world, uint32_t n, uint32_t ids[4], float *thickness);
+// thickness and clearance; returns the split (1: vertex | triangle, 2: edge | edge).
+int pbd_guard_pair(const pbd_world *world, uint32_t n, uint32_t ids[4], float *thickness, float *clearance);
 // Pulls particle i's motion back to the fraction t of x -> p (t <= 0: to x), recording
 // `round` in its ccd_stamp; kinematic particles keep their path. Returns whether p changed.
 bool pbd_guard_limit_motion(pbd_world *world, uint32_t i, double t, uint32_t round);
