@@ -231,11 +231,14 @@ void pbd_grid_query(const pbd_grid *g, pbd_aabb box, int64_t skip_through, void 
 			for (int x = r.lo[0]; x <= r.hi[0]; ++x) {
 				uint32_t b = cell_hash(x, y, z) & mask;
 				const int here[3] = {x, y, z};
-				const pbd_grid_item *it = g->items + g->bucket_start[b], *end = g->items + g->bucket_start[b + 1];
-				for (; it < end; ++it) {
+				// A bucket's entries are in id order (the build places them so): from its end
+				// down, the ids at or below skip_through end the scan.
+				const pbd_grid_item *first = g->items + g->bucket_start[b];
+				for (const pbd_grid_item *it = g->items + g->bucket_start[b + 1]; it-- > first;) {
+					if ((int64_t)it->id <= skip_through)
+						break;
 					// Entries of other cells share the bucket when their hashes collide.
-					if ((int64_t)it->id <= skip_through || it->cell[0] != x || it->cell[1] != y ||
-					    it->cell[2] != z)
+					if (it->cell[0] != x || it->cell[1] != y || it->cell[2] != z)
 						continue;
 					pbd_aabb other = g->boxes[it->id];
 					if (overlap(other, box) && is_reporting_cell(other, box, here, inv))
