@@ -219,6 +219,13 @@ static bool carried_covered(const pbd_world *w, float h)
 	return true;
 }
 
+// The per-particle scratch of the carry.
+#define CARRY_ARRAYS(w)                                                                       \
+	(pbd_array_ref[]) { {(void **)&(w)->carry_by, sizeof *(w)->carry_by},                 \
+			    {(void **)&(w)->carry_to, sizeof *(w)->carry_to},                 \
+			    {(void **)&(w)->carry_saved, sizeof *(w)->carry_saved} }
+#define CARRY_ARRAY_COUNT 3
+
 // Scratch for every particle; its contents are rebuilt each substep, so it is replaced
 // rather than grown.
 static bool reserve(pbd_world *w)
@@ -227,18 +234,8 @@ static bool reserve(pbd_world *w)
 	if (need <= w->carry_capacity)
 		return true;
 	size_t cap = (size_t)maxi(need, 2 * w->carry_capacity);
-	int32_t *by = pbd_alloc_array(w, cap, sizeof *by);
-	pbd_v4 *to = pbd_alloc_array(w, cap, sizeof *to), *saved = pbd_alloc_array(w, cap, sizeof *saved);
-	if (!by || !to || !saved) {
-		pbd_free_array(w, by, by ? cap : 0, sizeof *by);
-		pbd_free_array(w, to, to ? cap : 0, sizeof *to);
-		pbd_free_array(w, saved, saved ? cap : 0, sizeof *saved);
+	if (!pbd_replace_arrays(w, CARRY_ARRAYS(w), CARRY_ARRAY_COUNT, (size_t)w->carry_capacity, cap))
 		return false;
-	}
-	pbd_collider_carry_free(w);
-	w->carry_by = by;
-	w->carry_to = to;
-	w->carry_saved = saved;
 	w->carry_capacity = (int)cap;
 	return true;
 }
@@ -329,12 +326,6 @@ void pbd_collider_carry_end(pbd_world *w)
 
 void pbd_collider_carry_free(pbd_world *w)
 {
-	size_t n = (size_t)w->carry_capacity;
-	pbd_free_array(w, w->carry_by, n, sizeof *w->carry_by);
-	pbd_free_array(w, w->carry_to, n, sizeof *w->carry_to);
-	pbd_free_array(w, w->carry_saved, n, sizeof *w->carry_saved);
-	w->carry_by = NULL;
-	w->carry_to = NULL;
-	w->carry_saved = NULL;
+	pbd_free_arrays(w, CARRY_ARRAYS(w), CARRY_ARRAY_COUNT, (size_t)w->carry_capacity);
 	w->carry_capacity = 0;
 }

@@ -524,38 +524,28 @@ static bool join_chunks(pbd_world *w)
 	return true;
 }
 
+// The per-particle arrays of the search: regions, search positions and drifts.
+#define REGION_ARRAYS(w)                                                                      \
+	(pbd_array_ref[]) { {(void **)&(w)->regions, sizeof *(w)->regions},                   \
+			    {(void **)&(w)->search_at, sizeof *(w)->search_at},               \
+			    {(void **)&(w)->drift, sizeof *(w)->drift} }
+#define REGION_ARRAY_COUNT 3
+
 static void free_regions(pbd_world *w)
 {
-	size_t n = (size_t)w->region_capacity;
-	pbd_free_array(w, w->regions, n, sizeof *w->regions);
-	pbd_free_array(w, w->search_at, n, sizeof *w->search_at);
-	pbd_free_array(w, w->drift, n, sizeof *w->drift);
-	w->regions = NULL;
-	w->search_at = NULL;
-	w->drift = NULL;
+	pbd_free_arrays(w, REGION_ARRAYS(w), REGION_ARRAY_COUNT, (size_t)w->region_capacity);
 	w->region_capacity = 0;
 }
 
-// Regions, search positions and drifts for n particles; their contents are rebuilt by each
-// search, so they are replaced rather than grown.
+// Room for n particles; the contents are rebuilt by each search, so the arrays are replaced
+// rather than grown.
 static bool reserve_regions(pbd_world *w, int n)
 {
 	if (n <= w->region_capacity)
 		return true;
 	size_t cap = (size_t)maxi(n, 2 * w->region_capacity);
-	pbd_aabb *regions = pbd_alloc_array(w, cap, sizeof *regions);
-	pbd_v3 *at = pbd_alloc_array(w, cap, sizeof *at);
-	float *drift = pbd_alloc_array(w, cap, sizeof *drift);
-	if (!regions || !at || !drift) {
-		pbd_free_array(w, regions, regions ? cap : 0, sizeof *regions);
-		pbd_free_array(w, at, at ? cap : 0, sizeof *at);
-		pbd_free_array(w, drift, drift ? cap : 0, sizeof *drift);
+	if (!pbd_replace_arrays(w, REGION_ARRAYS(w), REGION_ARRAY_COUNT, (size_t)w->region_capacity, cap))
 		return false;
-	}
-	free_regions(w);
-	w->regions = regions;
-	w->search_at = at;
-	w->drift = drift;
 	w->region_capacity = (int)cap;
 	return true;
 }

@@ -85,15 +85,16 @@ static void release(pbd_world *w, const pbd_attachment *a)
 	}
 }
 
+// An attachment's arrays, one item per attached vertex.
+#define ATTACHMENT_ARRAYS(a)                                                                  \
+	(pbd_array_ref[]) { {(void **)&(a)->vertices, sizeof *(a)->vertices},                 \
+			    {(void **)&(a)->offset, sizeof *(a)->offset},                     \
+			    {(void **)&(a)->lambda, sizeof *(a)->lambda} }
+#define ATTACHMENT_ARRAY_COUNT 3
+
 static void free_arrays(pbd_world *w, pbd_attachment *a)
 {
-	size_t n = (size_t)a->count;
-	pbd_free_array(w, a->vertices, n, sizeof *a->vertices);
-	pbd_free_array(w, a->offset, n, sizeof *a->offset);
-	pbd_free_array(w, a->lambda, n, sizeof *a->lambda);
-	a->vertices = NULL;
-	a->offset = NULL;
-	a->lambda = NULL;
+	pbd_free_arrays(w, ATTACHMENT_ARRAYS(a), ATTACHMENT_ARRAY_COUNT, (size_t)a->count);
 	a->live = false;
 }
 
@@ -154,13 +155,8 @@ pbd_result pbd_attachment_create(pbd_world *world, const pbd_attachment_def *def
 	pbd_attachment a = {0};
 	size_t n = (size_t)def->vertex_count;
 	a.count = def->vertex_count;
-	a.vertices = pbd_alloc_array(world, n, sizeof *a.vertices);
-	a.offset = pbd_alloc_array(world, n, sizeof *a.offset);
-	a.lambda = pbd_alloc_array(world, n, sizeof *a.lambda);
-	if (!a.vertices || !a.offset || !a.lambda) {
-		free_arrays(world, &a);
+	if (!pbd_replace_arrays(world, ATTACHMENT_ARRAYS(&a), ATTACHMENT_ARRAY_COUNT, 0, n))
 		return pbd_fail(world, PBD_ERR_OUT_OF_MEMORY, "out of memory for %d attached vertices", a.count);
-	}
 	pbd_quat inverse = quat_conj(pose.q);
 	for (int k = 0; k < a.count; ++k) {
 		a.vertices[k] = def->vertices[k];

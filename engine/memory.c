@@ -75,6 +75,32 @@ bool pbd_grow_array(pbd_world *world, void **array, size_t old_count, size_t new
 	return true;
 }
 
+bool pbd_replace_arrays(pbd_world *world, const pbd_array_ref *group, int n, size_t old_count, size_t count)
+{
+	PBD_ASSERT(n <= PBD_MAX_ARRAY_GROUP);
+	void *fresh[PBD_MAX_ARRAY_GROUP] = {0};
+	for (int k = 0; k < n; ++k) {
+		fresh[k] = pbd_alloc_array(world, count, group[k].size);
+		if (!fresh[k]) {
+			for (int j = 0; j < k; ++j)
+				pbd_free_array(world, fresh[j], count, group[j].size);
+			return false;
+		}
+	}
+	pbd_free_arrays(world, group, n, old_count);
+	for (int k = 0; k < n; ++k)
+		*group[k].array = fresh[k];
+	return true;
+}
+
+void pbd_free_arrays(pbd_world *world, const pbd_array_ref *group, int n, size_t count)
+{
+	for (int k = 0; k < n; ++k) {
+		pbd_free_array(world, *group[k].array, count, group[k].size);
+		*group[k].array = NULL;
+	}
+}
+
 void pbd_trim_array(pbd_world *world, void **array, int *capacity, int peak, int keep, size_t size)
 {
 	PBD_ASSERT(keep <= peak || keep == 0);

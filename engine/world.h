@@ -319,6 +319,19 @@ void *pbd_alloc_array(pbd_world *world, size_t count, size_t size);
 void pbd_free_array(pbd_world *world, void *ptr, size_t count, size_t size);
 // Grows *array from old_count to new_count elements, keeping the contents.
 bool pbd_grow_array(pbd_world *world, void **array, size_t old_count, size_t new_count, size_t size);
+// Parallel arrays of one length (per particle, per attached vertex): each array and the
+// size of its items.
+typedef struct pbd_array_ref {
+	void **array;
+	size_t size;
+} pbd_array_ref;
+#define PBD_MAX_ARRAY_GROUP 8
+// Replaces every array of a group of n (<= PBD_MAX_ARRAY_GROUP) with a zeroed one of `count`
+// items, freeing the old ones (old_count items each). All or nothing: out of memory, the
+// group is left as it was and the call returns false.
+bool pbd_replace_arrays(pbd_world *world, const pbd_array_ref *group, int n, size_t old_count, size_t count);
+// Frees every array of a group (count items each) and sets it to NULL.
+void pbd_free_arrays(pbd_world *world, const pbd_array_ref *group, int n, size_t count);
 // Gives back most of an array that has been far larger than needed: when *capacity is at least
 // PBD_TRIM_FACTOR times `peak` (the most it held lately, at least 32) and that would free more
 // than PBD_TRIM_MIN_BYTES, it becomes max(2 peak, 64) long, keeping its first `keep` items
