@@ -127,6 +127,55 @@ static bool keep_contact(pbd_world *w, const search_job *job, int i)
 	return pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, p, &n) <= reach;
 }
 
+// A cloth's particles at the substep end: the box around p, and the most any particle is
+// from its x and the largest radius (the margins of keep_contact's tests).
+static pbd_cloth_extent extent_of(const pbd_world *w, const pbd_cloth *cloth)
+{
+	pbd_cloth_extent e = {{v3(INFINITY, INFINITY, INFINITY), v3(-INFINITY, -INFINITY, -INFINITY)}, 0.0f, 0.0f};
+	float travel2 = 0.0f;
+	for (int i = cloth->first; i < cloth->first + cloth->count; ++i) {
+		pbd_v3 p = v3_of4(w->p[i]);
+		e.box.lo = v3(minf(e.box.lo.x, p.x), minf(e.box.lo.y, p.y), minf(e.box.lo.z, p.z));
+		e.box.hi = v3(maxf(e.box.hi.x, p.x), maxf(e.box.hi.y, p.y), maxf(e.box.hi.z, p.z));
+		travel2 = maxf(travel2, v3_len2(v3_sub(p, v3_of4(w->x[i]))));
+		e.radius = maxf(e.radius, w->radius[i]);
+	}
+	e.travel = sqrtf(travel2) * 1.0001f;
+	return e;
+}
+
+// Whether no particle of a cloth can pass keep_contact's first test against the job's
+// collider: a plane below the whole box, or a finite shape whose path's box is further from
+// the cloth's box than its bound and the particles' reach. Each particle lies in the box,
+// so each is at least as far as the box is; the margin covers the rounding of the tests.
+static bool cloth_out_of_reach(const search_job *job, const pbd_cloth_extent *e)
+{
+	pbd_aabb b = e->box;
+	if (!(b.lo.x <= b.hi.x && b.lo.y <= b.hi.y && b.lo.z <= b.hi.z))
+		return false;  // empty, or not finite: left to the particles' own tests
+	float size = maxf(fabsf(b.lo.x), fabsf(b.hi.x)) + maxf(fabsf(b.lo.y), fabsf(b.hi.y)) +
+		     maxf(fabsf(b.lo.z), fabsf(b.hi.z));
+	if (job->plane) {
+		pbd_v3 n = job->plane_normal;
+		// The box's corner furthest along -n.
+		pbd_v3 low = v3(n.x >= 0.0f ? b.lo.x : b.hi.x, n.y >= 0.0f ? b.lo.y : b.hi.y, n.z >= 0.0f ? b.lo.z : b.hi.z);
+		float d = v3_dot(n, low) - job->plane_offset;
+		float margin = 2e-5f * (size + fabsf(job->plane_offset)) + 2e-6f;
+		return d - e->radius - margin > e->travel;
+	}
+	if (!(job->bound < INFINITY))
+		return false;
+	const pbd_collider *c = job->c;
+	pbd_aabb path = {v3(minf(c->sub_start.p.x, c->sub_end.p.x), minf(c->sub_start.p.y, c->sub_end.p.y),
+			    minf(c->sub_start.p.z, c->sub_end.p.z)),
+			 v3(maxf(c->sub_start.p.x, c->sub_end.p.x), maxf(c->sub_start.p.y, c->sub_end.p.y),
+			    maxf(c->sub_start.p.z, c->sub_end.p.z))};
+	float gap = maxf(maxf(path.lo.x - b.hi.x, b.lo.x - path.hi.x),
+			 maxf(maxf(path.lo.y - b.hi.y, b.lo.y - path.hi.y), maxf(path.lo.z - b.hi.z, b.lo.z - path.hi.z)));
+	float margin = 1e-5f * (size + fabsf(path.lo.x) + fabsf(path.lo.y) + fabsf(path.lo.z)) + 1e-6f;
+	return gap - margin > job->bound + e->radius + 2.0f * e->travel;
+}
+
 // Each particle is decided on its own (the sweep moves only that particle): threads share
 // the particles, and the contacts are then listed in particle order by one thread.
 static void search_range(int start, int end, int worker, void *context)
@@ -135,6 +184,26 @@ static void search_range(int start, int end, int worker, void *context)
 	const search_job *job = context;
 	for (int i = job->first + start; i < job->first + end; ++i)
 		job->w->contact_keep[i] = keep_contact(job->w, job, i);
+}
+
+// Every live cloth's extent, once for all colliders (none without a collider).
+static bool measure_cloths(pbd_world *w)
+{
+	bool any = false;
+	for (int ci = 0; ci < w->collider_capacity; ++ci)
+		any |= w->colliders[ci].live;
+	if (!any)
+		return true;
+	if (w->cloth_capacity > w->cloth_extent_capacity) {
+		if (!pbd_grow_array(w, (void **)&w->cloth_extents, (size_t)w->cloth_extent_capacity,
+				    (size_t)w->cloth_capacity, sizeof *w->cloth_extents))
+			return false;
+		w->cloth_extent_capacity = w->cloth_capacity;
+	}
+	for (int s = 0; s < w->cloth_capacity; ++s)
+		if (w->cloths[s].live)
+			w->cloth_extents[s] = extent_of(w, &w->cloths[s]);
+	return true;
 }
 
 bool pbd_collider_contacts_find(pbd_world *w)
@@ -147,6 +216,8 @@ bool pbd_collider_contacts_find(pbd_world *w)
 			return false;
 		w->contact_keep_capacity = cap;
 	}
+	if (!measure_cloths(w))
+		return false;
 	for (int ci = 0; ci < w->collider_capacity; ++ci) {
 		const pbd_collider *c = &w->colliders[ci];
 		if (!c->live)
@@ -161,6 +232,9 @@ bool pbd_collider_contacts_find(pbd_world *w)
 				job.plane_normal = quat_rotate(c->sub_end.q, v3(0, 1, 0));
 				job.plane_offset = v3_dot(job.plane_normal, c->sub_end.p);
 			}
+			// A cloth hanging high above the floor is passed over whole.
+			if (cloth_out_of_reach(&job, &w->cloth_extents[s]))
+				continue;
 			pbd_parallel_for(w, search_range, cloth->count, 512, &job);
 			for (int i = cloth->first; i < cloth->first + cloth->count; ++i) {
 				if (!w->contact_keep[i])

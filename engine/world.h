@@ -150,6 +150,13 @@ typedef struct pbd_aabb {
 	pbd_v3 lo, hi;
 } pbd_aabb;
 
+// Where a cloth's particles are at a substep's end: the box around p, the longest motion
+// x -> p and the largest radius.
+typedef struct pbd_cloth_extent {
+	pbd_aabb box;
+	float travel, radius;
+} pbd_cloth_extent;
+
 // One entry of the grid: a primitive in one of the cells its box covers. The cell travels with
 // the id so that entries of other cells whose hashes collide are skipped without reading a box.
 typedef struct pbd_grid_item {
@@ -221,6 +228,8 @@ struct pbd_world {
 	int contact_peak;          // most contacts since the last trim
 	uint8_t *contact_keep;     // scratch of the collider-contact search: per particle, keep or not
 	int contact_keep_capacity;
+	pbd_cloth_extent *cloth_extents;  // and per cloth slot: where its particles are
+	int cloth_extent_capacity;
 
 	// Topology of all bodies in world particle indices, rebuilt when bodies change.
 	bool topology_dirty;
