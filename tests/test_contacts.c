@@ -325,6 +325,93 @@ static int kinematic_box_friction(void)
 	return 0;
 }
 
+// The collider search passes over a cloth whose box is out of a collider's reach; it must
+// never pass over a particle that the per-particle test keeps: every particle whose p lies
+// within its radius plus its motion x -> p of a plane or of a sphere's surface at the
+// substep's end (checked here with the shape's own distance, a little inside that reach)
+// is listed. Random cloth
+// placements and motions, from far away to touching, against a floor and a sphere moving
+// up to 30 cm in the substep.
+static float test_random(uint32_t *state)
+{
+	*state ^= *state << 13;  // xorshift32
+	*state ^= *state >> 17;
+	*state ^= *state << 5;
+	return (float)(*state >> 8) / 16777216.0f;
+}
+
+static int collider_search_keeps_every_reachable_particle(void)
+{
+	pbd_world *w = test_world_vacuum();
+	CHECK(w);
+	pbd_collider_def plane = pbd_collider_def_default();
+	pbd_collider_def ball = pbd_collider_def_default();
+	ball.type = PBD_SHAPE_SPHERE;
+	ball.radius = 0.1f;
+	pbd_collider_id ids[2];
+	CHECK_OK(pbd_collider_create(w, &plane, &ids[0]));
+	CHECK_OK(pbd_collider_create(w, &ball, &ids[1]));
+	pbd_cloth_def d = pbd_cloth_def_default();
+	d.grid.res_x = d.grid.res_y = 6;
+	d.grid.width = d.grid.height = 0.2f;
+	pbd_cloth_id cloth;
+	CHECK_OK(pbd_cloth_create(w, &d, &cloth));
+	CHECK_OK(pbd_world_step(w, kDt));  // every array in place
+	int n = w->particle_count, listed_total = 0, expected_total = 0;
+	pbd_v3 rest[64];
+	CHECK(n <= 64);
+	for (int i = 0; i < n; ++i)
+		rest[i] = v3_sub(v3_of4(w->x[i]), v3_of4(w->x[0]));
+	uint32_t seed = 12345u;
+	for (int trial = 0; trial < 4000; ++trial) {
+		// One collider at a time: the sphere's centre somewhere near the cloth's path.
+		bool sphere = trial % 2 == 1;
+		w->colliders[0].live = !sphere;
+		w->colliders[1].live = sphere;
+		pbd_v3 at = v3(0.6f * (test_random(&seed) - 0.5f), 0.6f * test_random(&seed) - 0.1f,
+			       0.6f * (test_random(&seed) - 0.5f));
+		pbd_v3 motion = v3(0.2f * (test_random(&seed) - 0.5f), 0.2f * (test_random(&seed) - 0.5f),
+				   0.2f * (test_random(&seed) - 0.5f));
+		float travel[64];
+		for (int i = 0; i < n; ++i) {
+			pbd_v3 p = v3_add(at, rest[i]), x = v3_sub(p, v3_scale(motion, test_random(&seed)));
+			v4_set3(&w->p[i], p);
+			v4_set3(&w->x[i], x);
+			travel[i] = v3_len(v3_sub(p, x));
+		}
+		pbd_collider *c = &w->colliders[sphere ? 1 : 0];
+		pbd_pose start = {v3(0.3f * (test_random(&seed) - 0.5f), 0.3f * test_random(&seed), 0.0f), {0, 0, 0, 1}};
+		pbd_pose end = {v3_add(start.p, v3(0.0f, 0.3f * (test_random(&seed) - 0.5f), 0.0f)), start.q};
+		if (!sphere)
+			start = end = (pbd_pose){v3(0, 0, 0), {0, 0, 0, 1}};
+		c->sub_start = start;
+		c->sub_end = end;
+		CHECK(pbd_collider_contacts_find(w));
+		for (int i = 0; i < n; ++i) {
+			// p as the search left it (a sphere's sweep may have moved it back along its
+			// path), and the motion as it was.
+			pbd_v3 p = v3_of4(w->p[i]), normal;
+			float sd = pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, p, &normal);
+			if (sd > w->radius[i] + travel[i] - 1e-4f)
+				continue;
+			expected_total++;
+			bool listed = false;
+			for (int k = 0; k < w->contact_count; ++k)
+				listed |= w->contacts[k].particle == (uint32_t)i;
+			if (!listed)
+				fprintf(stderr, "trial %d: particle %d at %.4f of the %s, reach %.4f, not listed\n", trial, i,
+					sd, sphere ? "sphere" : "plane", w->radius[i] + travel[i]);
+			CHECK(listed);
+		}
+		listed_total += w->contact_count;
+	}
+	fprintf(stderr, "%d particles within reach, all listed (%d contacts listed)\n", expected_total, listed_total);
+	CHECK(expected_total > 1000);  // the placements did reach the colliders
+	w->colliders[0].live = w->colliders[1].live = true;
+	pbd_world_destroy(w);
+	return 0;
+}
+
 // The spatial hash finds every box that overlaps a query, also when its scratch storage grows
 // while it is being filled (a build once lost the entries written before each growth, and
 // with them contact pairs, when a fast body made boxes span many cells). Small boxes, one per
@@ -584,7 +671,7 @@ int main(int argc, char **argv)
 	static const test_case cases[] = {
 		TEST(checker_sees_crossing),  TEST(drape_no_intersections),      TEST(fold_no_intersections),
 		TEST(stack_no_intersections), TEST(twist_no_intersections), TEST(cape_no_intersections), TEST(drape_clears_sphere),         TEST(pile_rests_and_friction_steepens),
-		TEST(particles_conserve_momentum), TEST(ball_cloth_mass_ratio), TEST(kinematic_box_friction), TEST(grid_finds_every_overlap), TEST(grid_reports_each_pair_once), TEST(memory_returns_after_transient), SLOW_TEST(candidate_pair_limit),
+		TEST(particles_conserve_momentum), TEST(ball_cloth_mass_ratio), TEST(kinematic_box_friction), TEST(collider_search_keeps_every_reachable_particle), TEST(grid_finds_every_overlap), TEST(grid_reports_each_pair_once), TEST(memory_returns_after_transient), SLOW_TEST(candidate_pair_limit),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }
