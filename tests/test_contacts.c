@@ -331,7 +331,7 @@ static int kinematic_box_friction(void)
 // substep's end (checked here with the shape's own distance, a little inside that reach)
 // is listed. Random cloth
 // placements and motions, from far away to touching, against a floor and a sphere moving
-// up to 30 cm in the substep.
+// up to 15 cm in the substep.
 static float test_random(uint32_t *state)
 {
 	*state ^= *state << 13;  // xorshift32
