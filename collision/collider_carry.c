@@ -230,14 +230,7 @@ static bool carried_covered(const pbd_world *w, float h)
 // rather than grown.
 static bool reserve(pbd_world *w)
 {
-	int need = w->particle_count;
-	if (need <= w->carry_capacity)
-		return true;
-	size_t cap = (size_t)maxi(need, 2 * w->carry_capacity);
-	if (!pbd_replace_arrays(w, CARRY_ARRAYS(w), CARRY_ARRAY_COUNT, (size_t)w->carry_capacity, cap))
-		return false;
-	w->carry_capacity = (int)cap;
-	return true;
+	return pbd_reserve_scratch_arrays(w, CARRY_ARRAYS(w), CARRY_ARRAY_COUNT, &w->carry_capacity, w->particle_count);
 }
 
 // Grows the carried set until no pair of carried and still particles meets on the way.

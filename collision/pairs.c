@@ -541,13 +541,7 @@ static void free_regions(pbd_world *w)
 // rather than grown.
 static bool reserve_regions(pbd_world *w, int n)
 {
-	if (n <= w->region_capacity)
-		return true;
-	size_t cap = (size_t)maxi(n, 2 * w->region_capacity);
-	if (!pbd_replace_arrays(w, REGION_ARRAYS(w), REGION_ARRAY_COUNT, (size_t)w->region_capacity, cap))
-		return false;
-	w->region_capacity = (int)cap;
-	return true;
+	return pbd_reserve_scratch_arrays(w, REGION_ARRAYS(w), REGION_ARRAY_COUNT, &w->region_capacity, n);
 }
 
 bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)

@@ -93,6 +93,17 @@ bool pbd_replace_arrays(pbd_world *world, const pbd_array_ref *group, int n, siz
 	return true;
 }
 
+bool pbd_reserve_scratch_arrays(pbd_world *world, const pbd_array_ref *group, int n, int *capacity, int need)
+{
+	if (need <= *capacity)
+		return true;
+	int cap = maxi(need, 2 * *capacity);
+	if (!pbd_replace_arrays(world, group, n, (size_t)*capacity, (size_t)cap))
+		return false;
+	*capacity = cap;
+	return true;
+}
+
 void pbd_free_arrays(pbd_world *world, const pbd_array_ref *group, int n, size_t count)
 {
 	for (int k = 0; k < n; ++k) {

@@ -339,6 +339,10 @@ typedef struct pbd_array_ref {
 // items, freeing the old ones (old_count items each). All or nothing: out of memory, the
 // group is left as it was and the call returns false.
 bool pbd_replace_arrays(pbd_world *world, const pbd_array_ref *group, int n, size_t old_count, size_t count);
+// Room for `need` items in every array of a group of scratch whose contents are rebuilt
+// before use: past *capacity the arrays are replaced (pbd_replace_arrays) by ones of
+// max(need, 2 *capacity) items, and *capacity follows.
+bool pbd_reserve_scratch_arrays(pbd_world *world, const pbd_array_ref *group, int n, int *capacity, int need);
 // Frees every array of a group (count items each) and sets it to NULL.
 void pbd_free_arrays(pbd_world *world, const pbd_array_ref *group, int n, size_t count);
 // Gives back most of an array that has been far larger than needed: when *capacity is at least
