@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "pbd_tuning.h"
-#include "scenes.h"
+#include "tools.h"
 #include "test.h"
 #include "world.h"
 

@@ -624,13 +624,12 @@ static void run_contact_targets(void)
 		     "x", "<=", 2.0, note);
 }
 
-// A scene's colour in the plot: its place in the default scene list.
+// A scene's colour in the plot: its place in the scene table.
 static int scene_index(const char *scene)
 {
-	static const char *known[] = {"hang", "drop", "drape", "fold", "twist", "bullet"};
-	int n = (int)(sizeof known / sizeof known[0]);
+	int n = demo_scene_count();
 	for (int k = 0; k < n; ++k)
-		if (!strcmp(known[k], scene))
+		if (!strcmp(demo_scene_at(k)->name, scene))
 			return k;
 	return n;
 }

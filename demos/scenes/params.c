@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "scenes.h"
-#include "pbd_tuning.h"
 
 static pbd_cloth_material first_material(const pbd_world *w, const demo_scene_state *s)
 {
@@ -229,74 +228,4 @@ pbd_result demo_param_nudge(const demo_param *p, pbd_world *world, demo_scene_st
 	if (v > p->max)
 		v = p->max;
 	return p->set(world, state, v);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Presets and tuning files (demos/tuning) applied to a whole scene.
-
-pbd_result demo_apply_preset(pbd_world *world, demo_scene_state *state, const char *name, char *error,
-			     size_t error_capacity)
-{
-	pbd_tuning preset = pbd_tuning_default();
-	if (pbd_tuning_apply_preset(&preset, name) != 0) {
-		snprintf(error, error_capacity, "unknown material '%s' (materials:", name);
-		for (int i = 0; i < pbd_tuning_preset_count(); ++i) {
-			size_t used = strlen(error);
-			snprintf(error + used, error_capacity - used, " %s", pbd_tuning_preset_name(i));
-		}
-		size_t used = strlen(error);
-		snprintf(error + used, error_capacity - used, ")");
-		return PBD_ERR_BAD_COUNT;
-	}
-	for (int i = 0; i < state->cloth_count; ++i) {
-		// The preset's fields only: a scene's tethers and self-collision stay as they are.
-		pbd_cloth_material m;
-		pbd_result r = pbd_cloth_get_material(world, state->cloths[i], &m);
-		if (r == PBD_OK) {
-			pbd_cloth_material p = preset.material;
-			m.stretch_compliance = p.stretch_compliance;
-			m.shear_compliance = p.shear_compliance;
-			m.bend_compliance = p.bend_compliance;
-			m.damping = p.damping;
-			m.static_friction = p.static_friction;
-			m.kinetic_friction = p.kinetic_friction;
-			m.thickness = p.thickness;
-			r = pbd_cloth_set_material(world, state->cloths[i], &m);
-		}
-		if (r == PBD_OK)
-			r = pbd_cloth_set_areal_density(world, state->cloths[i], preset.areal_density);
-		if (r != PBD_OK) {
-			snprintf(error, error_capacity, "material %s: %s", name, pbd_world_last_error(world));
-			return r;
-		}
-	}
-	// Friction is per contact: colliders get the same coefficients, so contacts get exactly them.
-	pbd_result r = set_friction(world, state, preset.material.static_friction, 0);
-	if (r == PBD_OK)
-		r = set_friction(world, state, preset.material.kinetic_friction, 1);
-	return r;
-}
-
-pbd_result demo_apply_tuning(pbd_world *world, demo_scene_state *state, const pbd_tuning *tuning, char *error,
-			     size_t error_capacity)
-{
-	pbd_result r = state->cloth_count > 0 ? PBD_OK : pbd_world_set_settings(world, &tuning->world);
-	for (int i = 0; r == PBD_OK && i < state->cloth_count; ++i)
-		r = pbd_tuning_apply(tuning, world, state->cloths[i]);
-	if (r == PBD_OK)
-		r = set_friction(world, state, tuning->material.static_friction, 0);
-	if (r == PBD_OK)
-		r = set_friction(world, state, tuning->material.kinetic_friction, 1);
-	if (r != PBD_OK)
-		snprintf(error, error_capacity, "tuning: %s", pbd_world_last_error(world));
-	return r;
-}
-
-pbd_result demo_read_tuning(const pbd_world *world, const demo_scene_state *state, pbd_tuning *tuning)
-{
-	if (state->cloth_count == 0) {
-		tuning->world = pbd_world_get_settings(world);
-		return PBD_OK;
-	}
-	return pbd_tuning_read(tuning, world, state->cloths[0]);
 }

@@ -109,16 +109,3 @@ pbd_result demo_param_apply(pbd_world *world, demo_scene_state *state, const cha
 			    size_t error_capacity);
 /// One key press: raises (up != 0) or lowers the parameter by its step, within its limits.
 pbd_result demo_param_nudge(const demo_param *param, pbd_world *world, demo_scene_state *state, int up);
-
-// -------------------------------------------------------------------------------------------
-// Material presets and tuning files (demos/tuning/pbd_tuning.h) on a whole scene
-
-struct pbd_tuning;
-/// Gives every cloth the preset's material fields and density (colliders its friction).
-pbd_result demo_apply_preset(pbd_world *world, demo_scene_state *state, const char *name, char *error,
-			     size_t error_capacity);
-/// Gives the world the tuning's settings and every cloth its material and density.
-pbd_result demo_apply_tuning(pbd_world *world, demo_scene_state *state, const struct pbd_tuning *tuning,
-			     char *error, size_t error_capacity);
-/// Reads the first cloth's material and density and the world's settings into *tuning.
-pbd_result demo_read_tuning(const pbd_world *world, const demo_scene_state *state, struct pbd_tuning *tuning);

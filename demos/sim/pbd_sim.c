@@ -11,7 +11,7 @@
 #include <pbd/pbd.h>
 
 #include "pbd_tuning.h"
-#include "scenes.h"
+#include "tools.h"
 
 #define MAX_SETS 64
 
@@ -53,126 +53,99 @@ static void usage(FILE *out)
 		"  --dt S           seconds per frame (default 1/60)\n"
 		"  --substeps K     substeps per frame (default: the engine's)\n"
 		"  --iterations K   constraint passes per substep (default: the engine's)\n"
-		"  --res N          vertices per cloth side (default: the scene's)\n"
-		"  --cloth FILE     your own cloth from an OBJ file, over a floor (exact duplicate\n"
-		"                   vertices are welded)\n"
-		"  --pin SPEC       with --cloth: none (default), top (the top edge), highest:N (the\n"
-		"                   highest N%% of the height) or vertex indices like 0,15,31\n"
-		"  --sphere         with --cloth: a sphere under the cloth\n"
-		"  --material NAME  a material preset for every cloth:");
-	for (int i = 0; i < pbd_tuning_preset_count(); ++i)
-		fprintf(out, " %s", pbd_tuning_preset_name(i));
-	fprintf(out, "\n"
-		"  --params FILE    load a tuning (INI, as the viewer's O key writes) onto the world and\n"
-		"                   every cloth; applied after --material, before --set\n"
 		"  --save-params F  write the tuning (first cloth and world) after the options above\n"
 		"  --print-c        print the tuning as C code for a pbd_world_def and a pbd_cloth_def\n"
-		"  --set key=value  set a parameter; keys:");
+		"  --dump DIR       write DIR/frame_%%05d.obj for frame 0, every K-th frame and the last\n"
+		"  --dump-every K   dump interval in frames (default 1)\n"
+		"  --json           last line of output: one JSON object of figures\n"
+		"  --set key=value  set a parameter (applied after --material and --params); keys:");
 	for (int i = 0; i < demo_param_count(); ++i)
 		fprintf(out, "%s%s", i % 4 == 0 ? "\n                     " : " ", demo_param_at(i)->name);
-	fprintf(out, "\n"
-		     "  --dump DIR       write DIR/frame_%%05d.obj for frame 0, every K-th frame and the last\n"
-		     "  --dump-every K   dump interval in frames (default 1)\n"
-		     "  --threads N      workers of the engine's task pool, 1..64 (default 1); results do not\n"
-		     "                   depend on it\n"
-		     "  --json           last line of output: one JSON object of figures\n");
+	fprintf(out, "\n");
+	demo_flags_help(out, 19);
 }
 
 static int parse_int(const char *flag, const char *s, int lo, int hi, int *out)
 {
-	char *end = NULL;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (!s[0] || *end || errno == ERANGE || v < lo || v > hi) {
-		fprintf(stderr, "pbd-sim: %s needs a whole number in %d..%d, got '%s'\n", flag, lo, hi, s);
+	long v = 0;
+	if (!demo_parse_long("pbd-sim", flag, s, lo, hi, &v))
+		return 0;
+	*out = (int)v;
+	return 1;
+}
+
+// The flags of pbd-sim alone; the shared ones (tools.h) are read before.
+static int parse_own_flag(int argc, char **argv, int *i, sim_options *o)
+{
+	const char *a = argv[*i];
+	const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+	int takes = strcmp(a, "--dt") == 0 || strcmp(a, "--substeps") == 0 || strcmp(a, "--iterations") == 0 ||
+		    strcmp(a, "--set") == 0 || strcmp(a, "--dump") == 0 || strcmp(a, "--dump-every") == 0;
+	if (takes && !demo_flag_has_value("pbd-sim", a, v))
+		return 0;
+	if (strcmp(a, "--list") == 0) {
+		o->list = 1;
+	} else if (strcmp(a, "--json") == 0) {
+		o->json = 1;
+	} else if (strcmp(a, "--print-c") == 0) {
+		o->print_c = 1;
+	} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+		usage(stdout);
+		exit(0);
+	} else if (strcmp(a, "--dt") == 0) {
+		char *end = NULL;
+		o->dt = strtod(v, &end);
+		if (!v[0] || *end || !isfinite(o->dt) || o->dt <= 0.0 || o->dt > 10.0) {
+			fprintf(stderr, "pbd-sim: --dt needs seconds in (0, 10], got '%s'\n", v);
+			return 0;
+		}
+	} else if (strcmp(a, "--substeps") == 0) {
+		if (!parse_int(a, v, 1, 1000, &o->substeps))
+			return 0;
+	} else if (strcmp(a, "--iterations") == 0) {
+		if (!parse_int(a, v, 1, 1000, &o->iterations))
+			return 0;
+	} else if (strcmp(a, "--set") == 0) {
+		if (o->set_count == MAX_SETS) {
+			fprintf(stderr, "pbd-sim: at most %d --set options\n", MAX_SETS);
+			return 0;
+		}
+		o->sets[o->set_count++] = v;
+	} else if (strcmp(a, "--dump") == 0) {
+		o->dump_dir = v;
+	} else if (strcmp(a, "--dump-every") == 0) {
+		if (!parse_int(a, v, 1, INT_MAX, &o->dump_every))
+			return 0;
+	} else {
+		fprintf(stderr, "pbd-sim: unknown option '%s' (try --help)\n", a);
 		return 0;
 	}
-	*out = (int)v;
+	if (takes)
+		++*i;
 	return 1;
 }
 
 static int parse_args(int argc, char **argv, sim_options *o)
 {
 	memset(o, 0, sizeof *o);
-	o->frames = 300;
 	o->dt = 1.0 / 60.0;
 	o->dump_every = 1;
-	o->threads = 1;
+	demo_flags f = {.tool = "pbd-sim", .frames = 300, .threads = 1};
 	for (int i = 1; i < argc; ++i) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int takes = strcmp(a, "--scene") == 0 || strcmp(a, "--frames") == 0 || strcmp(a, "--dt") == 0 ||
-			    strcmp(a, "--substeps") == 0 || strcmp(a, "--iterations") == 0 || strcmp(a, "--res") == 0 ||
-			    strcmp(a, "--set") == 0 || strcmp(a, "--dump") == 0 || strcmp(a, "--dump-every") == 0 ||
-			    strcmp(a, "--threads") == 0 || strcmp(a, "--cloth") == 0 || strcmp(a, "--pin") == 0 ||
-			    strcmp(a, "--material") == 0 || strcmp(a, "--params") == 0 || strcmp(a, "--save-params") == 0;
-		if (takes && !v) {
-			fprintf(stderr, "pbd-sim: %s needs a value\n", a);
+		demo_flag_result shared = demo_flags_parse(&f, argc, argv, &i);
+		if (shared == DEMO_FLAG_BAD || (shared == DEMO_FLAG_OTHER && !parse_own_flag(argc, argv, &i, o)))
 			return 0;
-		}
-		if (strcmp(a, "--list") == 0) {
-			o->list = 1;
-		} else if (strcmp(a, "--json") == 0) {
-			o->json = 1;
-		} else if (strcmp(a, "--sphere") == 0) {
-			o->sphere = 1;
-		} else if (strcmp(a, "--print-c") == 0) {
-			o->print_c = 1;
-		} else if (strcmp(a, "--cloth") == 0) {
-			o->cloth_path = v;
-		} else if (strcmp(a, "--pin") == 0) {
-			o->pins = v;
-		} else if (strcmp(a, "--material") == 0) {
-			o->material = v;
-		} else if (strcmp(a, "--params") == 0) {
-			o->params = v;
-		} else if (strcmp(a, "--save-params") == 0) {
-			o->save_params = v;
-		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			usage(stdout);
-			exit(0);
-		} else if (strcmp(a, "--scene") == 0) {
-			o->scene = v;
-		} else if (strcmp(a, "--frames") == 0) {
-			if (!parse_int(a, v, 0, 100000000, &o->frames))
-				return 0;
-		} else if (strcmp(a, "--dt") == 0) {
-			char *end = NULL;
-			o->dt = strtod(v, &end);
-			if (!v[0] || *end || !isfinite(o->dt) || o->dt <= 0.0 || o->dt > 10.0) {
-				fprintf(stderr, "pbd-sim: --dt needs seconds in (0, 10], got '%s'\n", v);
-				return 0;
-			}
-		} else if (strcmp(a, "--substeps") == 0) {
-			if (!parse_int(a, v, 1, 1000, &o->substeps))
-				return 0;
-		} else if (strcmp(a, "--iterations") == 0) {
-			if (!parse_int(a, v, 1, 1000, &o->iterations))
-				return 0;
-		} else if (strcmp(a, "--res") == 0) {
-			if (!parse_int(a, v, 2, 4096, &o->res))
-				return 0;
-		} else if (strcmp(a, "--set") == 0) {
-			if (o->set_count == MAX_SETS) {
-				fprintf(stderr, "pbd-sim: at most %d --set options\n", MAX_SETS);
-				return 0;
-			}
-			o->sets[o->set_count++] = v;
-		} else if (strcmp(a, "--dump") == 0) {
-			o->dump_dir = v;
-		} else if (strcmp(a, "--threads") == 0) {
-			if (!parse_int(a, v, 1, 64, &o->threads))
-				return 0;
-		} else if (strcmp(a, "--dump-every") == 0) {
-			if (!parse_int(a, v, 1, INT_MAX, &o->dump_every))
-				return 0;
-		} else {
-			fprintf(stderr, "pbd-sim: unknown option '%s' (try --help)\n", a);
-			return 0;
-		}
-		if (takes)
-			++i;
 	}
+	o->scene = f.scene;
+	o->frames = (int)f.frames;
+	o->res = f.res;
+	o->threads = f.threads;
+	o->cloth_path = f.cloth;
+	o->pins = f.pins;
+	o->sphere = f.sphere;
+	o->material = f.material;
+	o->params = f.params;
+	o->save_params = f.save_params;
 	if (o->cloth_path && o->scene) {
 		fprintf(stderr, "pbd-sim: give --scene or --cloth, not both\n");
 		return 0;
@@ -372,11 +345,11 @@ static int run(const sim_options *options, pbd_task_pool *pool)
 	if (state.message[0])
 		printf("mesh %s\n", state.message);
 	if (o.json) {
-		printf("{\"scene\":\"%s\",\"frames\":%d,\"dt\":%.9g,\"particles\":%d,\"triangles\":%d,\"constraints\":%d,"
-		       "\"substeps\":%d,\"iterations\":%d,\"ms_per_frame\":%.4f,\"ms_min\":%.4f,\"ms_max\":%.4f,"
+		printf("{\"scene\":\"%s\",\"frames\":%d,\"dt\":%.9g,\"particles\":%d,\"free_particles\":%d,\"triangles\":%d,"
+		       "\"constraints\":%d,\"substeps\":%d,\"iterations\":%d,\"ms_per_frame\":%.4f,\"ms_min\":%.4f,\"ms_max\":%.4f,"
 		       "\"ms_p99\":%.4f,",
-		       scene->name, o.frames, o.dt, st.particles, st.triangles, st.constraints, ws.substeps, ws.iterations,
-		       median, o.frames ? frame_ms[0] : 0.0, o.frames ? frame_ms[o.frames - 1] : 0.0,
+		       scene->name, o.frames, o.dt, st.particles, st.free_particles, st.triangles, st.constraints,
+		       ws.substeps, ws.iterations, median, o.frames ? frame_ms[0] : 0.0, o.frames ? frame_ms[o.frames - 1] : 0.0,
 		       o.frames ? frame_ms[(int)ceil(0.99 * o.frames) - 1] : 0.0);
 		printf("\"phase_ms\":{");
 		for (int k = 0; k < PBD_STAGE_COUNT; ++k)

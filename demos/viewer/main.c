@@ -11,25 +11,17 @@
 #include <GLFW/glfw3.h>
 
 #include "pbd_tuning.h"
+#include "tools.h"
 #include "viewer.h"
 
 #define MAX_KEY_EVENTS 256
 
 typedef struct viewer_options {
-	const char *scene;
+	demo_flags common;        // frames < 0: interactive
 	int width, height;
-	long frames;           // < 0: interactive
 	const char *screenshot;
 	const char *keys;
 	const char *shaders;
-	int res;
-	int threads;
-	const char *cloth;        // --cloth FILE.obj: the "mesh" scene
-	const char *pins;
-	int sphere;
-	const char *material;
-	const char *params;
-	const char *save_params;
 	const char *drops[8];     // --drop FRAME:FILE, test mode
 	int drop_count;
 } viewer_options;
@@ -49,104 +41,62 @@ static void usage(FILE *out)
 		     "  --frames N         run exactly N frames at a fixed 1/60 s, then exit 0\n"
 		     "  --screenshot FILE  write a PNG of the last frame (with --frames), and the P key's path\n"
 		     "  --keys LIST        key presses at given frames, e.g. \"10:S,20:shift+S,30:space\"\n"
-		     "  --res N            vertices per cloth side (default: the scene's)\n"
-		     "  --threads N        workers of the engine's task pool, 1..64 (default 1)\n"
-		     "  --cloth FILE       your own cloth from an OBJ file over a floor (or drop a file on the\n"
-		     "                     window)\n"
-		     "  --pin SPEC         none (default), top, highest:N (percent of the height) or 0,15,31\n"
-		     "  --sphere           a sphere under your cloth\n"
-		     "  --material NAME    a material preset (silk, cotton, denim, leather, rubber; M cycles)\n"
-		     "  --params FILE      load a tuning file (INI) onto every scene\n"
 		     "  --save-params FILE where the O key writes the tuning (default pbd-tuning.ini)\n"
 		     "  --drop FRAME:FILE  test mode: drop FILE on the window at FRAME (repeatable)\n"
-		     "  --shaders DIR      where the GLSL files are (default: next to the build or install)\n\n");
+		     "  --shaders DIR      where the GLSL files are (default: next to the build or install)\n");
+	demo_flags_help(out, 21);
+	fprintf(out, "\n");
 	keys_print_help(out);
 }
 
-static int parse_long(const char *flag, const char *s, long lo, long hi, long *out)
+// The flags of the viewer alone; the shared ones (tools.h) are read before.
+static int parse_own_flag(int argc, char **argv, int *i, viewer_options *o)
 {
-	char *end = NULL;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (!s[0] || *end || errno || v < lo || v > hi) {
-		fprintf(stderr, "pbd-viewer: %s needs a whole number in %ld..%ld, got '%s'\n", flag, lo, hi, s);
+	const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+	if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+		usage(stdout);
+		exit(0);
+	}
+	if (!demo_flag_has_value("pbd-viewer", a, v))
+		return 0;
+	if (strcmp(a, "--size") == 0) {
+		if (sscanf(v, "%dx%d", &o->width, &o->height) != 2 || o->width < 64 || o->height < 64 || o->width > 8192 ||
+		    o->height > 8192) {
+			fprintf(stderr, "pbd-viewer: --size needs WxH between 64 and 8192, got '%s'\n", v);
+			return 0;
+		}
+	} else if (strcmp(a, "--screenshot") == 0) {
+		o->screenshot = v;
+	} else if (strcmp(a, "--keys") == 0) {
+		o->keys = v;
+	} else if (strcmp(a, "--shaders") == 0) {
+		o->shaders = v;
+	} else if (strcmp(a, "--drop") == 0) {
+		char *end = NULL;
+		long frame = strtol(v, &end, 10);
+		if (end == v || *end != ':' || frame < 0 || !end[1] || o->drop_count == 8) {
+			fprintf(stderr, "pbd-viewer: --drop needs FRAME:FILE (at most 8), got '%s'\n", v);
+			return 0;
+		}
+		o->drops[o->drop_count++] = v;
+	} else {
+		fprintf(stderr, "pbd-viewer: unknown option '%s' (try --help)\n", a);
 		return 0;
 	}
-	*out = v;
+	++*i;
 	return 1;
 }
 
 static int parse_args(int argc, char **argv, viewer_options *o)
 {
 	memset(o, 0, sizeof *o);
+	o->common = (demo_flags){.tool = "pbd-viewer", .frames = -1, .threads = 1, .save_params = "pbd-tuning.ini"};
 	o->width = 1280;
 	o->height = 720;
-	o->frames = -1;
-	o->threads = 1;
-	o->save_params = "pbd-tuning.ini";
 	for (int i = 1; i < argc; ++i) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			usage(stdout);
-			exit(0);
-		}
-		if (strcmp(a, "--sphere") == 0) {
-			o->sphere = 1;
-			continue;
-		}
-		if (!v) {
-			fprintf(stderr, "pbd-viewer: %s needs a value (try --help)\n", a);
+		demo_flag_result shared = demo_flags_parse(&o->common, argc, argv, &i);
+		if (shared == DEMO_FLAG_BAD || (shared == DEMO_FLAG_OTHER && !parse_own_flag(argc, argv, &i, o)))
 			return 0;
-		}
-		long n = 0;
-		if (strcmp(a, "--scene") == 0) {
-			o->scene = v;
-		} else if (strcmp(a, "--size") == 0) {
-			if (sscanf(v, "%dx%d", &o->width, &o->height) != 2 || o->width < 64 || o->height < 64 ||
-			    o->width > 8192 || o->height > 8192) {
-				fprintf(stderr, "pbd-viewer: --size needs WxH between 64 and 8192, got '%s'\n", v);
-				return 0;
-			}
-		} else if (strcmp(a, "--frames") == 0) {
-			if (!parse_long(a, v, 0, 100000000, &o->frames))
-				return 0;
-		} else if (strcmp(a, "--screenshot") == 0) {
-			o->screenshot = v;
-		} else if (strcmp(a, "--keys") == 0) {
-			o->keys = v;
-		} else if (strcmp(a, "--shaders") == 0) {
-			o->shaders = v;
-		} else if (strcmp(a, "--res") == 0) {
-			if (!parse_long(a, v, 2, 4096, &n))
-				return 0;
-			o->res = (int)n;
-		} else if (strcmp(a, "--cloth") == 0) {
-			o->cloth = v;
-		} else if (strcmp(a, "--pin") == 0) {
-			o->pins = v;
-		} else if (strcmp(a, "--material") == 0) {
-			o->material = v;
-		} else if (strcmp(a, "--params") == 0) {
-			o->params = v;
-		} else if (strcmp(a, "--save-params") == 0) {
-			o->save_params = v;
-		} else if (strcmp(a, "--drop") == 0) {
-			char *end = NULL;
-			long frame = strtol(v, &end, 10);
-			if (end == v || *end != ':' || frame < 0 || !end[1] || o->drop_count == 8) {
-				fprintf(stderr, "pbd-viewer: --drop needs FRAME:FILE (at most 8), got '%s'\n", v);
-				return 0;
-			}
-			o->drops[o->drop_count++] = v;
-		} else if (strcmp(a, "--threads") == 0) {
-			if (!parse_long(a, v, 1, 64, &n))
-				return 0;
-			o->threads = (int)n;
-		} else {
-			fprintf(stderr, "pbd-viewer: unknown option '%s' (try --help)\n", a);
-			return 0;
-		}
-		++i;
 	}
 	return 1;
 }
@@ -248,22 +198,22 @@ int main(int argc, char **argv)
 	viewer_options o;
 	if (!parse_args(argc, argv, &o))
 		return 2;
-	const demo_scene *scene = o.cloth ? demo_scene_find("mesh") : o.scene ? demo_scene_find(o.scene) : demo_scene_at(0);
+	const demo_scene *scene = o.common.cloth ? demo_scene_find("mesh") : o.common.scene ? demo_scene_find(o.common.scene) : demo_scene_at(0);
 	pbd_tuning tuning = pbd_tuning_default();
 	char error[512];
-	if (o.params && pbd_tuning_load(o.params, &tuning, error, sizeof error) != 0) {
+	if (o.common.params && pbd_tuning_load(o.common.params, &tuning, error, sizeof error) != 0) {
 		fprintf(stderr, "pbd-viewer: --params %s\n", error);
 		return 2;
 	}
-	if (o.material && pbd_tuning_apply_preset(&tuning, o.material) != 0) {
-		fprintf(stderr, "pbd-viewer: unknown material '%s' (materials:", o.material);
+	if (o.common.material && pbd_tuning_apply_preset(&tuning, o.common.material) != 0) {
+		fprintf(stderr, "pbd-viewer: unknown material '%s' (materials:", o.common.material);
 		for (int i = 0; i < pbd_tuning_preset_count(); ++i)
 			fprintf(stderr, " %s", pbd_tuning_preset_name(i));
 		fprintf(stderr, ")\n");
 		return 2;
 	}
 	if (!scene) {
-		fprintf(stderr, "pbd-viewer: unknown scene '%s'; scenes:", o.scene);
+		fprintf(stderr, "pbd-viewer: unknown scene '%s'; scenes:", o.common.scene);
 		for (int i = 0; i < demo_scene_count(); ++i)
 			fprintf(stderr, " %s", demo_scene_at(i)->name);
 		fprintf(stderr, "\n");
@@ -299,7 +249,7 @@ int main(int argc, char **argv)
 		glfwTerminate();
 		return 1;
 	}
-	bool test_mode = o.frames >= 0;
+	bool test_mode = o.common.frames >= 0;
 	glfwSwapInterval(test_mode ? 0 : 1);
 	char shader_buffer[1100];
 	const char *shader_dir = find_shaders(o.shaders, shader_buffer, sizeof shader_buffer);
@@ -308,20 +258,20 @@ int main(int argc, char **argv)
 	a.mouse_button = -1;
 	a.show_panel = true;
 	a.test_mode = test_mode;
-	a.options.res = o.res;
-	a.options.pins = o.pins;
-	a.options.sphere = o.sphere;
-	if (o.cloth) {
-		snprintf(a.cloth_path, sizeof a.cloth_path, "%s", o.cloth);
+	a.options.res = o.common.res;
+	a.options.pins = o.common.pins;
+	a.options.sphere = o.common.sphere;
+	if (o.common.cloth) {
+		snprintf(a.cloth_path, sizeof a.cloth_path, "%s", o.common.cloth);
 		a.options.cloth_path = a.cloth_path;
 	}
-	if (o.material)
-		snprintf(a.material, sizeof a.material, "%s", o.material);
-	a.have_tuning = o.params != NULL;
+	if (o.common.material)
+		snprintf(a.material, sizeof a.material, "%s", o.common.material);
+	a.have_tuning = o.common.params != NULL;
 	a.tuning = &tuning;
-	a.tuning_path = o.save_params;
-	if (o.threads > 1 && pbd_task_pool_create(o.threads, &a.pool) != PBD_OK) {
-		fprintf(stderr, "pbd-viewer: cannot start %d worker threads\n", o.threads);
+	a.tuning_path = o.common.save_params;
+	if (o.common.threads > 1 && pbd_task_pool_create(o.common.threads, &a.pool) != PBD_OK) {
+		fprintf(stderr, "pbd-viewer: cannot start %d worker threads\n", o.common.threads);
 		glfwTerminate();
 		return 1;
 	}
@@ -351,7 +301,7 @@ int main(int argc, char **argv)
 	int next_event = 0, status = 0;
 	double last = glfwGetTime(), fps_time = last;
 	long fps_frames = 0;
-	while (!glfwWindowShouldClose(window) && !a.quit && !(test_mode && a.frame >= o.frames)) {
+	while (!glfwWindowShouldClose(window) && !a.quit && !(test_mode && a.frame >= o.common.frames)) {
 		glfwPollEvents();
 		glfwGetFramebufferSize(window, &a.width, &a.height);
 		double now = glfwGetTime();
@@ -392,7 +342,7 @@ int main(int argc, char **argv)
 		}
 		app_draw(&a);
 		a.frame++;
-		bool last_frame = test_mode && a.frame >= o.frames;
+		bool last_frame = test_mode && a.frame >= o.common.frames;
 		if (last_frame && o.screenshot && !app_write_screenshot(&a, o.screenshot))
 			status = 1;
 		if (a.want_screenshot) {

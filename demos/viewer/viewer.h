@@ -9,7 +9,7 @@
 
 #include <pbd/pbd.h>
 
-#include "scenes.h"
+#include "tools.h"
 
 #define VIEWER_DT (1.0f / 60.0f)
 #define VIEWER_HISTORY 120
