@@ -102,7 +102,7 @@ void pbd_bending_solve(pbd_v4 *p, pbd_bending_constraints *c, float compliance, 
 }
 
 #if defined(__SSE2__)
-// Four stencils of one colour at once: they share no particle, so none reads what another
+// Four stencils of one color at once: they share no particle, so none reads what another
 // writes. The operations are the one-at-a-time loop's, in the same order (from the same zero
 // start), so positions come out bit for bit the same.
 static void solve_four(pbd_v4 *p, pbd_bending_constraints *c, int k, float compliance, float inv_h2, bool fresh,
@@ -171,8 +171,8 @@ void pbd_bending_solve_range(pbd_v4 *p, pbd_bending_constraints *c, int start, i
 			     float inv_h2, bool fresh, bool keep)
 {
 #if defined(__SSE2__)
-	// The overflow colour may share particles: one at a time there.
-	if (pbd_colours_independent(c->color_count, c->color_start, end)) {
+	// The overflow color may share particles: one at a time there.
+	if (pbd_colors_independent(c->color_count, c->color_start, end)) {
 		for (; start + 4 <= end; start += 4)
 			solve_four(p, c, start, compliance, inv_h2, fresh, keep);
 	}

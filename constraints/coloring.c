@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Greedy graph colouring of constraints over their particles.
+// Greedy graph coloring of constraints over their particles.
 //
 // In generation order each constraint reads the particles the previous one just wrote, so
-// the CPU waits on every result; sorted by colour, consecutive constraints are independent
-// (measured about 2x faster, docs/design.md) and a colour can be split across threads.
+// the CPU waits on every result; sorted by color, consecutive constraints are independent
+// (measured about 2x faster, docs/design.md) and a color can be split across threads.
 #include "../engine/world.h"
 
-#define PBD_COLOR_BITS PBD_OVERFLOW_COLOR  // colours 0..62 are free of shared particles
+#define PBD_COLOR_BITS PBD_OVERFLOW_COLOR  // colors 0..62 are free of shared particles
 
 static uint32_t lowest_particle(int arity, const uint32_t *v)
 {
@@ -66,7 +66,7 @@ int pbd_color_constraints(pbd_world *world, int count, int arity, const uint32_t
 	for (int b = 0; b <= PBD_COLOR_BITS; ++b)
 		if (histogram[b])
 			colors = b + 1;
-	// Counting sort, stable within a colour so memory order stays spatially coherent.
+	// Counting sort, stable within a color so memory order stays spatially coherent.
 	int start = 0;
 	for (int b = 0; b < colors; ++b) {
 		color_start[b] = start;
@@ -76,11 +76,11 @@ int pbd_color_constraints(pbd_world *world, int count, int arity, const uint32_t
 	int fill[PBD_COLOR_BITS + 1];
 	for (int b = 0; b < colors; ++b)
 		fill[b] = color_start[b];
-	// Within a colour, constraints go in the order of their lowest particle, so that a range of
-	// a colour is a band of the mesh: each thread works on its own band in every colour
-	// (constraints are generated kind by kind, stretch then shear, and a colour mixing kinds
-	// otherwise spanned the mesh in every range). Constraints of one colour share no particle,
-	// so their order does not change the result. The overflow colour keeps generation order.
+	// Within a color, constraints go in the order of their lowest particle, so that a range of
+	// a color is a band of the mesh: each thread works on its own band in every color
+	// (constraints are generated kind by kind, stretch then shear, and a color mixing kinds
+	// otherwise spanned the mesh in every range). Constraints of one color share no particle,
+	// so their order does not change the result. The overflow color keeps generation order.
 	int *by_particle = pbd_alloc_array(world, (size_t)count, sizeof *by_particle);
 	int *bucket = pbd_alloc_array(world, (size_t)particle_count + 1, sizeof *bucket);
 	if (by_particle && bucket) {

@@ -8,7 +8,7 @@
 typedef struct pbd_world pbd_world;
 
 // Distance constraints (stretch along mesh edges, shear along the grid's second diagonals),
-// stored in graph-colour order: constraints of one colour share no particle, so a colour
+// stored in graph-color order: constraints of one color share no particle, so a color
 // could be projected in parallel and the order does not wait on the previous result.
 typedef enum pbd_distance_kind {
 	PBD_DISTANCE_STRETCH = 0,
@@ -57,13 +57,13 @@ typedef struct pbd_tethers {
 	float *rest;
 } pbd_tethers;
 
-// The last colour takes the constraints that found no free colour; they may share
+// The last color takes the constraints that found no free color; they may share
 // particles and are solved one after the other on one thread.
 #define PBD_OVERFLOW_COLOR 63
 
-// Whether constraints up to `end` lie in colours whose constraints share no particle, so
+// Whether constraints up to `end` lie in colors whose constraints share no particle, so
 // that several may be solved at once.
-static inline bool pbd_colours_independent(int color_count, const int *color_start, int end)
+static inline bool pbd_colors_independent(int color_count, const int *color_start, int end)
 {
 	return color_count <= PBD_OVERFLOW_COLOR || end <= color_start[PBD_OVERFLOW_COLOR];
 }
@@ -75,9 +75,9 @@ void pbd_distance_free(pbd_world *world, pbd_distance_constraints *c);
 void pbd_distance_set_compliance(pbd_distance_constraints *c, float stretch, float shear);
 void pbd_distance_reset(pbd_distance_constraints *c);
 void pbd_distance_solve(pbd_v4 *p, pbd_distance_constraints *c, float inv_h2);
-// Constraints start..end-1 only, all of one colour: any split into ranges gives the same
+// Constraints start..end-1 only, all of one color: any split into ranges gives the same
 // result, so ranges may run on different threads. Four constraints at a time where the
-// instruction set allows (not in the overflow colour), with the same result. `fresh`: the
+// instruction set allows (not in the overflow color), with the same result. `fresh`: the
 // multipliers are zero (the first pass of a substep), so they are not read; `keep`: write
 // them for a later pass (not after the last one).
 void pbd_distance_solve_range(pbd_v4 *p, pbd_distance_constraints *c, int start, int end, float inv_h2, bool fresh,
@@ -94,7 +94,7 @@ bool pbd_bending_build(pbd_world *world, pbd_bending_constraints *c, int particl
 void pbd_bending_free(pbd_world *world, pbd_bending_constraints *c);
 void pbd_bending_reset(pbd_bending_constraints *c);
 void pbd_bending_solve(pbd_v4 *p, pbd_bending_constraints *c, float compliance, float inv_h2);
-// As pbd_distance_solve_range: a range of one colour.
+// As pbd_distance_solve_range: a range of one color.
 void pbd_bending_solve_range(pbd_v4 *p, pbd_bending_constraints *c, int start, int end, float compliance,
 			     float inv_h2, bool fresh, bool keep);
 
@@ -112,9 +112,9 @@ void pbd_tethers_solve_range(pbd_v4 *p, const pbd_tethers *t, int start, int end
 			     float strain_per_length);
 
 
-// Graph colouring shared by the constraint kinds: reorders `count` constraints of `arity`
-// particle indices each so that constraints of one colour touch disjoint particles.
-// perm receives the new order (perm[new] = old). Returns the colour count, or -1 when out of
+// Graph coloring shared by the constraint kinds: reorders `count` constraints of `arity`
+// particle indices each so that constraints of one color touch disjoint particles.
+// perm receives the new order (perm[new] = old). Returns the color count, or -1 when out of
 // memory. color_start must hold count + 1 ints (only color_count + 1 are used).
 int pbd_color_constraints(pbd_world *world, int count, int arity, const uint32_t *idx, int particle_count,
 			  int *perm, int *color_start);

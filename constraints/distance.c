@@ -80,7 +80,7 @@ void pbd_distance_solve(pbd_v4 *p, pbd_distance_constraints *c, float inv_h2)
 }
 
 #if defined(__SSE2__)
-// Four constraints of one colour at once: they share no particle, so none reads what another
+// Four constraints of one color at once: they share no particle, so none reads what another
 // writes. The operations are the one-at-a-time loop's, in the same order and correctly
 // rounded (sqrt, division), so positions come out bit for bit the same.
 static void solve_four(pbd_v4 *p, pbd_distance_constraints *c, int k, float inv_h2, bool fresh, bool keep)
@@ -133,8 +133,8 @@ void pbd_distance_solve_range(pbd_v4 *p, pbd_distance_constraints *c, int start,
 {
 	const uint32_t *ij = c->ij;
 #if defined(__SSE2__)
-	// The overflow colour may share particles: one at a time there.
-	if (pbd_colours_independent(c->color_count, c->color_start, end)) {
+	// The overflow color may share particles: one at a time there.
+	if (pbd_colors_independent(c->color_count, c->color_start, end)) {
 		for (; start + 4 <= end; start += 4)
 			solve_four(p, c, start, inv_h2, fresh, keep);
 	}

@@ -111,7 +111,7 @@ static bool is_flat(const pbd_v3 *rest, int n, int edge_count, const uint32_t *e
 	}
 	float size = v3_len(v3_sub(hi, lo));
 	// The normal: the first edge crossed with the edge most across it. Whatever order the
-	// edges come in (mesh order at creation, colour order when the tethers are rebuilt), a
+	// edges come in (mesh order at creation, color order when the tethers are rebuilt), a
 	// flat sheet has edges across its first one.
 	pbd_v3 normal = v3(0, 0, 0), first = v3(0, 0, 0);
 	for (int e = 0; e < edge_count && !(v3_len2(first) > 0.0f); ++e)

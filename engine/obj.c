@@ -97,7 +97,7 @@ static pbd_result parse_vertex(obj_parser *ps, char *rest)
 		if (end == t || *end != '\0')
 			return PARSE_FAIL(ps, "%s:%d: '%s' is not a number", ps->name, ps->line, t);
 		if (n >= 3)
-			continue;  // w, or a vertex colour
+			continue;  // w, or a vertex color
 		if (!isfinite(d) || fabs(d) > 3.0e38)
 			return PARSE_FAIL(ps, "%s:%d: coordinate '%s' is NaN, infinite or beyond float range", ps->name,
 					  ps->line, t);

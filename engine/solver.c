@@ -107,7 +107,7 @@ static void predict(pbd_world *w, bool air, float h, float t_end)
 typedef struct constraint_job {
 	pbd_v4 *p;
 	pbd_cloth *cloth;
-	int first;          // first constraint of the colour
+	int first;          // first constraint of the color
 	float inv_h2;
 	const float *gravity;
 	bool fresh;         // first pass of the substep: the XPBD multipliers are zero
@@ -140,14 +140,14 @@ static void tether_range(int start, int end, int worker, void *context)
 				c->material.stretch_compliance * weight);
 }
 
-// Colour by colour: constraints of one colour share no particle, so each colour is spread
+// Color by color: constraints of one color share no particle, so each color is spread
 // over the workers and any split gives the same result.
-static void project_colours(pbd_world *w, pbd_task_fn *task, constraint_job *job, int colour_count,
-			    const int *colour_start)
+static void project_colors(pbd_world *w, pbd_task_fn *task, constraint_job *job, int color_count,
+			    const int *color_start)
 {
-	for (int k = 0; k < colour_count; ++k) {
-		job->first = colour_start[k];
-		int count = colour_start[k + 1] - colour_start[k];
+	for (int k = 0; k < color_count; ++k) {
+		job->first = color_start[k];
+		int count = color_start[k + 1] - color_start[k];
 		if (k == PBD_OVERFLOW_COLOR)
 			task(0, count, 0, job);  // may share particles: one thread, in order
 		else
@@ -166,8 +166,8 @@ static void project(pbd_world *w, float inv_h2, int pass, int passes)
 		// constraints get the last word and the strain spreads instead of piling up at a pin.
 		constraint_job job = {p, c, 0, inv_h2, w->settings.gravity, pass == 0, pass + 1 < passes};
 		pbd_parallel_for(w, tether_range, c->tethers.count, PBD_CONSTRAINTS_PER_RANGE, &job);
-		project_colours(w, distance_range, &job, c->distance.color_count, c->distance.color_start);
-		project_colours(w, bending_range, &job, c->bending.color_count, c->bending.color_start);
+		project_colors(w, distance_range, &job, c->distance.color_count, c->distance.color_start);
+		project_colors(w, bending_range, &job, c->bending.color_count, c->bending.color_start);
 	}
 }
 

@@ -2,9 +2,9 @@
 // A small thread pool behind the task hooks: one task at a time, cut into ranges that the
 // pool's threads and the finishing thread claim. Each thread starts on its own block of
 // ranges, the same block for every task: the solver's tasks walk the cloth in the same order
-// (particles, then each constraint colour), so a thread keeps touching the same part of the
+// (particles, then each constraint color), so a thread keeps touching the same part of the
 // cloth and its cache lines stay in its core. Claimed by whoever comes first, as a shared
-// counter would hand them out, every colour moved half the cloth between the cores and two
+// counter would hand them out, every color moved half the cloth between the cores and two
 // threads ran slower than one. A thread that finishes its block takes what is left of the others.
 #include <pthread.h>
 #include <sched.h>
@@ -17,7 +17,7 @@
 #define RANGES_PER_WORKER 4
 #define POOL_MAX_RANGES (POOL_MAX_WORKERS * RANGES_PER_WORKER)
 
-// A step hands the pool dozens of short tasks per substep (one per constraint colour), tens of
+// A step hands the pool dozens of short tasks per substep (one per constraint color), tens of
 // microseconds each, where waking a sleeping thread or passing a lock back and forth costs
 // about as much. So the hand-over is lock-free: threads wait for the next task, and the caller
 // for the last range, by spinning a while (about 75 us) before they sleep on a condition.

@@ -411,7 +411,7 @@ void pbd_attachments_free(pbd_world *world);
 void pbd_attachments_mark_held(const pbd_world *world, uint32_t body, uint8_t *held);
 // Whether an exact attachment holds vertex `vertex` (cloth-local) of body slot `body`.
 bool pbd_attachment_holds(const pbd_world *world, uint32_t body, uint32_t vertex);
-// constraints/attachment.c: the springs of compliant attachments.
+// constraints/attachment_spring.c: the springs of compliant attachments.
 void pbd_attachments_solve(pbd_world *world, float inv_h2);
 void pbd_attachments_reset(pbd_world *world);
 

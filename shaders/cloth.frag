@@ -1,12 +1,12 @@
 #version 330 core
-// Two-sided lit cloth: the back face flips the normal and takes its own colour.
+// Two-sided lit cloth: the back face flips the normal and takes its own color.
 in vec3 v_position;
 in vec3 v_normal;
 uniform vec3 u_eye;
 uniform vec3 u_light_dir;      // towards the light
 uniform vec3 u_front_color;
 uniform vec3 u_back_color;
-uniform float u_flat;          // 1: draw in one flat colour (wireframe overlay)
+uniform float u_flat;          // 1: draw in one flat color (wireframe overlay)
 out vec4 out_color;
 void main()
 {

@@ -109,7 +109,7 @@ static void crumpled_grid(pbd_v4 *p, pbd_v3 *rest, uint32_t seed)
 	p[40] = p[41];  // coincident: no direction to push along
 }
 
-// Solving a colour four constraints at a time (where the instruction set allows) gives the
+// Solving a color four constraints at a time (where the instruction set allows) gives the
 // same positions and multipliers, bit for bit, as solving it one constraint at a time
 // (ranges of one constraint never take the four-wide path).
 static int kernels_match_one_at_a_time(void)
@@ -171,7 +171,7 @@ static int kernels_match_one_at_a_time(void)
 	CHECK(memcmp(p, q, sizeof p) == 0);
 	CHECK(memcmp(lambda_d, dc.lambda, (size_t)edges * sizeof *lambda_d) == 0);
 	CHECK(memcmp(lambda_b, bc.lambda, (size_t)stencils * 3 * sizeof *lambda_b) == 0);
-	// Whole colours as the step runs them, the last pass keeping nothing: the same positions.
+	// Whole colors as the step runs them, the last pass keeping nothing: the same positions.
 	static pbd_v4 r[N];
 	crumpled_grid(r, rest_shape, 12345u);
 	for (int pass = 0; pass < 3; ++pass) {

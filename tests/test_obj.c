@@ -37,7 +37,7 @@ static int index_forms_and_polygons(void)
 			   "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 1 0\n"
 			   "usemtl cloth\ns off\n"
 			   "f 1/1/1 2/2/1 3/3/1 4/4/1\n"
-			   "v 2 0 0 0.5 0.5 0.5\n"  // x y z with a colour
+			   "v 2 0 0 0.5 0.5 0.5\n"  // x y z with a color
 			   "f 2//1 5//1 3//1\r\n"   // a CRLF line
 			   "v 2 0 1.5\n"
 			   "f -2/2 -1/3 -4/4\n"     // = 5 6 3

@@ -44,7 +44,7 @@ static unsigned char *load_png(const char *path, int *w, int *h)
 	return stbi_load(path, w, h, &channels, 3);
 }
 
-// The first cloth: red in front, pale green behind (no overlay colour looks like either).
+// The first cloth: red in front, pale green behind (no overlay color looks like either).
 static bool is_cloth_red(const unsigned char *px)
 {
 	bool front = px[0] > px[1] + 50 && px[0] > px[2] + 50;
@@ -98,8 +98,8 @@ static int expected_boxes(const char *name, int frames, float boxes[][4], int *c
 	return 0;
 }
 
-// Each scene's screenshot shows the cloth (or the particles): plenty of cloth-coloured (or
-// particle-coloured) pixels, nearly all of them inside the box where the simulation puts it.
+// Each scene's screenshot shows the cloth (or the particles): plenty of cloth-colored (or
+// particle-colored) pixels, nearly all of them inside the box where the simulation puts it.
 static int screenshot_each_scene(void)
 {
 	for (int s = 0; s < demo_scene_count(); ++s) {
@@ -131,7 +131,7 @@ static int screenshot_each_scene(void)
 				outside += !in;
 			}
 		stbi_image_free(img);
-		// The first body's box alone must be well covered (other cloths have other colours).
+		// The first body's box alone must be well covered (other cloths have other colors).
 		double area = (boxes[0][2] - boxes[0][0]) * (boxes[0][3] - boxes[0][1]);
 		fprintf(stderr, "%s: %ld cloth pixels in the expected box (%.0f px), %ld outside\n", name, inside, area,
 			outside);
@@ -306,7 +306,7 @@ static int bracket_keys_reach_every_scene(void)
 	return 0;
 }
 
-// Pixels of the overlay's text colours (white 235,238,242 and the accent 255,206,110) in the
+// Pixels of the overlay's text colors (white 235,238,242 and the accent 255,206,110) in the
 // panel's corner of a screenshot.
 static long text_pixels(const unsigned char *img)
 {

@@ -624,7 +624,7 @@ static void run_contact_targets(void)
 		     "x", "<=", 2.0, note);
 }
 
-// A scene's colour in the plot: its place in the scene table.
+// A scene's color in the plot: its place in the scene table.
 static int scene_index(const char *scene)
 {
 	int n = demo_scene_count();
@@ -693,10 +693,10 @@ int main(int argc, char **argv)
 			if (k == n) {
 				series[n] = (plot_series){0};
 				snprintf(series[n].label, sizeof series[n].label, "%s", label);
-				// One colour per scene; 2 threads dashed; self-collision off with open markers.
+				// One color per scene; 2 threads dashed; self-collision off with open markers.
 				series[n].dashed = rows[i].threads > 1;
 				series[n].hollow = !rows[i].self;
-				series[n].colour = 1 + scene_index(rows[i].scene);
+				series[n].color = 1 + scene_index(rows[i].scene);
 				n++;
 			}
 			if (series[k].count < PLOT_MAX_POINTS) {

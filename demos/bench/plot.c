@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // A log-log line chart rasterised by hand into an RGB buffer: axes with decade ticks and
-// labels, one coloured polyline with markers per series, a legend.
+// labels, one colored polyline with markers per series, a legend.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +69,7 @@ static void line(canvas *c, int x0, int y0, int x1, int y1, const unsigned char 
 	}
 }
 
-// stb_easy_font emits quads (4 vertices of 16 bytes: x, y, z floats and a colour).
+// stb_easy_font emits quads (4 vertices of 16 bytes: x, y, z floats and a color).
 static void text(canvas *c, int x, int y, const char *s, int scale, const unsigned char col[3])
 {
 	static char buffer[60000];
@@ -124,7 +124,7 @@ int plot_write_png(const char *path, const char *title, const char *x_label, con
 	text(&c, LEFT + 8, TOP - 16, y_label, 2, black);
 	for (int s = 0; s < series_count; ++s) {
 		int palette = (int)(sizeof kColors / sizeof kColors[0]);
-		const unsigned char *col = kColors[(series[s].colour > 0 ? series[s].colour - 1 : s) % palette];
+		const unsigned char *col = kColors[(series[s].color > 0 ? series[s].color - 1 : s) % palette];
 		int prev_x = -1, prev_y = -1;
 		for (int i = 0; i < series[s].count; ++i) {
 			if (!(series[s].x[i] > 0 && series[s].y[i] > 0))

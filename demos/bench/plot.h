@@ -9,7 +9,7 @@ typedef struct plot_series {
 	double x[PLOT_MAX_POINTS], y[PLOT_MAX_POINTS];
 	int count;
 	int dashed;   // dashed line (pbd-bench: 2 threads)
-	int colour;   // 1 + palette index, so that related series share a colour; 0: by position
+	int color;   // 1 + palette index, so that related series share a color; 0: by position
 	int hollow;   // open markers (pbd-bench: self-collision off)
 } plot_series;
 

@@ -47,7 +47,7 @@ typedef struct hud_text hud_text;
 // Draws the scene: planes, colliders, cloths (and a wireframe overlay on demand).
 void renderer_draw_scene(renderer *r, const pbd_world *world, const demo_scene_state *state, const camera *cam,
 			 int width, int height, bool wireframe);
-// Overlay: text lines (one colour each) in a panel at (x, y), and a frame-time graph.
+// Overlay: text lines (one color each) in a panel at (x, y), and a frame-time graph.
 void renderer_begin_overlay(renderer *r, int width, int height);
 void renderer_panel(renderer *r, float x, float y, float w, float h, const float rgba[4]);
 /// A line `width` pixels wide from (x0, y0) to (x1, y1), in overlay pixels.

@@ -48,7 +48,7 @@
     THREADS
         A world is not thread-safe; use one world per thread or lock around calls. There is
         no global mutable state: separate worlds are independent. Inside a step, the parallel
-        parts (air, prediction, tethers, each colour of the stretch and bending constraints,
+        parts (air, prediction, tethers, each color of the stretch and bending constraints,
         the candidate-pair search, collider contacts, the guard's bookkeeping, the motion
         limit, the velocity update, damping, normals) go through the task hooks of pbd_world_def when a game gives them (or a
         pbd_task_pool); results are bit-identical for any number of workers.
@@ -734,7 +734,7 @@ typedef struct pbd_obj_options {
 
 /// Options with no welding and a 256 MiB file limit.
 PBD_API pbd_obj_options pbd_obj_options_default(void);
-/// Reads an OBJ file: `v x y z` lines (further numbers, such as w or a colour, are ignored)
+/// Reads an OBJ file: `v x y z` lines (further numbers, such as w or a color, are ignored)
 /// and `f` lines of three or more corners in any of the forms v, v/vt, v//vn, v/vt/vn, with
 /// negative (relative) indices; polygons become triangle fans. Other statements (vt, vn, o,
 /// g, s, usemtl, mtllib, l, ...) are skipped. A face with the same three vertices as an
