@@ -201,3 +201,49 @@ void pbd_bending_solve_range(pbd_v4 *p, pbd_bending_constraints *c, int start, i
 			v4_set3(q[j], v3_mad(v3_of4(*q[j]), dl, q[j]->w * K[j]));
 	}
 }
+
+// ---- The kind's interface (constraints.h)
+
+// One stencil per edge with exactly two triangles: the edge's ends, then the opposite
+// vertices. A non-manifold edge keeps only its stretch constraint.
+static bool build_from_mesh(pbd_world *w, pbd_cloth *cloth, const pbd_cloth_mesh *m)
+{
+	int nb = 0;
+	for (int e = 0; e < m->edge_count; ++e)
+		nb += m->edge_manifold[e];
+	uint32_t *stencil = nb ? pbd_alloc_array(w, (size_t)nb * 4, sizeof *stencil) : NULL;
+	if (nb && !stencil)
+		return false;
+	int k = 0;
+	for (int e = 0; e < m->edge_count; ++e) {
+		if (!m->edge_manifold[e])
+			continue;
+		uint32_t *st = stencil + 4 * k++;
+		st[0] = m->edges[2 * e];
+		st[1] = m->edges[2 * e + 1];
+		st[2] = m->edge_opposite[2 * e];
+		st[3] = m->edge_opposite[2 * e + 1];
+	}
+	bool ok = pbd_bending_build(w, &cloth->bending, m->vertex_count, nb, stencil, m->rest);
+	pbd_free_array(w, stencil, (size_t)nb * 4, sizeof *stencil);
+	return ok;
+}
+
+static void free_cloth(pbd_world *w, pbd_cloth *cloth) { pbd_bending_free(w, &cloth->bending); }
+static int count(const pbd_cloth *cloth) { return cloth->bending.count; }
+
+static int colors(const pbd_cloth *cloth, const int **start)
+{
+	*start = cloth->bending.color_start;
+	return cloth->bending.color_count;
+}
+
+static void solve_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	const pbd_constraint_job *job = context;
+	pbd_bending_solve_range(job->p, &job->cloth->bending, job->first + start, job->first + end,
+				job->cloth->material.bend_compliance, job->inv_h2, job->fresh, job->keep);
+}
+
+const pbd_constraint_kind pbd_kind_bending = {"bending", build_from_mesh, free_cloth, count, colors, solve_range};

@@ -68,6 +68,66 @@ static inline bool pbd_colors_independent(int color_count, const int *color_star
 	return color_count <= PBD_OVERFLOW_COLOR || end <= color_start[PBD_OVERFLOW_COLOR];
 }
 
+// ---------------------------------------------------------------------------------------------
+// One interface per constraint kind of a cloth. A kind is one file that defines its
+// pbd_constraint_kind, and one row of pbd_constraint_kinds (constraints/kinds.c): cloth
+// creation builds and frees every kind through the table, the solver projects them in the
+// table's order, and the statistics count them.
+
+struct pbd_cloth;
+
+// What a cloth's constraints are built from: its mesh in the rest shape, with its edges
+// (each once) and the triangles around them.
+typedef struct pbd_cloth_mesh {
+	int vertex_count;
+	int triangle_count;
+	pbd_v3 *rest;           // local rest positions
+	pbd_v3 *world_pos;      // posed positions
+	uint32_t *triangles;
+	float *inv_mass;
+	int edge_count;
+	uint32_t *edges;        // 2 per edge
+	float *edge_area;       // area of the triangles around each edge
+	uint32_t *edge_opposite;// 2 per edge: opposite vertices (UINT32_MAX if none)
+	int edge_tri_count_max; // > 2 means non-manifold edges exist
+	uint8_t *edge_manifold; // 1 if exactly two triangles share the edge
+	int shear_count;
+	uint32_t *shear;        // grid second diagonals, 2 each
+} pbd_cloth_mesh;
+
+// What a projection needs of the step: the context of the task that solves a range.
+typedef struct pbd_constraint_job {
+	pbd_v4 *p;              // the cloth's slice of the predicted positions
+	struct pbd_cloth *cloth;
+	int first;              // first constraint of the color being solved
+	float inv_h2;           // 1 / h^2 of the substep
+	const float *gravity;   // the world's gravity, m/s^2
+	bool fresh;             // first pass of the substep: the XPBD multipliers are zero
+	bool keep;              // another pass follows: keep the multipliers
+} pbd_constraint_job;
+
+typedef struct pbd_constraint_kind {
+	const char *name;
+	// Builds the kind's constraints of a new cloth from its mesh; false when out of memory
+	// (what was built is freed by `free`).
+	bool (*build)(pbd_world *world, struct pbd_cloth *cloth, const pbd_cloth_mesh *mesh);
+	void (*free)(pbd_world *world, struct pbd_cloth *cloth);
+	int (*count)(const struct pbd_cloth *cloth);
+	// Graph colors: their count, and in *start where each begins (count + 1 entries). A kind
+	// without colors returns 0: its constraints may be solved in any split at once.
+	int (*colors)(const struct pbd_cloth *cloth, const int **start);
+	// Projects constraints job->first + start .. job->first + end - 1, all of one color (or,
+	// without colors, start .. end - 1): a pbd_task_fn over a pbd_constraint_job.
+	void (*solve_range)(int start, int end, int worker, void *job);
+} pbd_constraint_kind;
+
+extern const pbd_constraint_kind pbd_kind_distance, pbd_kind_bending, pbd_kind_tether;
+// In solve order: tethers first, so that when moving pins force the cloth to stretch (a
+// twist), the stretch constraints get the last word and the strain spreads instead of piling
+// up at a pin; bending last.
+extern const pbd_constraint_kind *const pbd_constraint_kinds[];
+extern const int pbd_constraint_kind_count;
+
 // Builders allocate through the world and return false when out of memory.
 bool pbd_distance_build(pbd_world *world, pbd_distance_constraints *c, int particle_count, int count,
 			const uint32_t *ij, const float *rest, const float *scale, const uint8_t *kind);

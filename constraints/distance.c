@@ -171,3 +171,66 @@ float pbd_distance_max_strain_range(const pbd_v4 *p, const pbd_distance_constrai
 	}
 	return worst;
 }
+
+// ---- The kind's interface (constraints.h)
+
+// Stretch along every mesh edge, scaled by L^2 / (area around the edge) so the response does
+// not depend on the resolution; shear along the grid's second diagonals.
+static bool build_from_mesh(pbd_world *w, pbd_cloth *cloth, const pbd_cloth_mesh *m)
+{
+	int ne = m->edge_count, ns = m->shear_count, nd = ne + ns;
+	uint32_t *ij = pbd_alloc_array(w, (size_t)nd * 2, sizeof *ij);
+	float *rest = pbd_alloc_array(w, (size_t)nd, sizeof *rest);
+	float *scale = pbd_alloc_array(w, (size_t)nd, sizeof *scale);
+	uint8_t *kind = pbd_alloc_array(w, (size_t)nd, sizeof *kind);
+	bool ok = ij && rest && scale && kind;
+	if (ok) {
+		for (int e = 0; e < ne; ++e) {
+			uint32_t a = m->edges[2 * e], c = m->edges[2 * e + 1];
+			float len = v3_len(v3_sub(m->rest[a], m->rest[c]));
+			ij[2 * e] = a;
+			ij[2 * e + 1] = c;
+			rest[e] = len;
+			scale[e] = len * len / m->edge_area[e];
+			kind[e] = PBD_DISTANCE_STRETCH;
+		}
+		for (int s = 0; s < ns; ++s) {
+			uint32_t a = m->shear[2 * s], c = m->shear[2 * s + 1];
+			float len = v3_len(v3_sub(m->rest[a], m->rest[c]));
+			ij[2 * (ne + s)] = a;
+			ij[2 * (ne + s) + 1] = c;
+			rest[ne + s] = len;
+			// The diagonal spans one quad: two triangles of area len^2 / 4 each.
+			scale[ne + s] = 2.0f;
+			kind[ne + s] = PBD_DISTANCE_SHEAR;
+		}
+		ok = pbd_distance_build(w, &cloth->distance, m->vertex_count, nd, ij, rest, scale, kind);
+	}
+	pbd_free_array(w, ij, (size_t)nd * 2, sizeof *ij);
+	pbd_free_array(w, rest, (size_t)nd, sizeof *rest);
+	pbd_free_array(w, scale, (size_t)nd, sizeof *scale);
+	pbd_free_array(w, kind, (size_t)nd, sizeof *kind);
+	if (ok)
+		pbd_distance_set_compliance(&cloth->distance, cloth->material.stretch_compliance,
+					    cloth->material.shear_compliance);
+	return ok;
+}
+
+static void free_cloth(pbd_world *w, pbd_cloth *cloth) { pbd_distance_free(w, &cloth->distance); }
+static int count(const pbd_cloth *cloth) { return cloth->distance.count; }
+
+static int colors(const pbd_cloth *cloth, const int **start)
+{
+	*start = cloth->distance.color_start;
+	return cloth->distance.color_count;
+}
+
+static void solve_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	const pbd_constraint_job *job = context;
+	pbd_distance_solve_range(job->p, &job->cloth->distance, job->first + start, job->first + end, job->inv_h2,
+				 job->fresh, job->keep);
+}
+
+const pbd_constraint_kind pbd_kind_distance = {"distance", build_from_mesh, free_cloth, count, colors, solve_range};

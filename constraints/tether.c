@@ -334,3 +334,35 @@ void pbd_tethers_solve_range(pbd_v4 *p, const pbd_tethers *t, int start, int end
 			v4_set3(a, v3_mad(v3_of4(*anchor), d, limit / len));
 	}
 }
+
+// ---- The kind's interface (constraints.h)
+
+// From the pins the cloth is created with; pbd_tethers_rebuild follows later holds.
+static bool build_from_mesh(pbd_world *w, pbd_cloth *cloth, const pbd_cloth_mesh *m)
+{
+	return pbd_tethers_build(w, &cloth->tethers, m->vertex_count, m->inv_mass, m->edge_count, m->edges, m->rest);
+}
+
+static void free_cloth(pbd_world *w, pbd_cloth *cloth) { pbd_tethers_free(w, &cloth->tethers); }
+static int count(const pbd_cloth *cloth) { return cloth->tethers.count; }
+
+// Tethers need no colors: a tether moves only its own particle, and a range takes each
+// particle's tethers whole (pbd_tethers_solve_range), so any split gives the same result.
+static int colors(const pbd_cloth *cloth, const int **start)
+{
+	PBD_UNUSED(cloth);
+	*start = NULL;
+	return 0;
+}
+
+static void solve_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	const pbd_constraint_job *job = context;
+	const pbd_cloth *c = job->cloth;
+	float weight = c->areal_density * v3_len(v3_load(job->gravity));
+	pbd_tethers_solve_range(job->p, &c->tethers, start, end, c->material.tether_slack,
+				c->material.stretch_compliance * weight);
+}
+
+const pbd_constraint_kind pbd_kind_tether = {"tether", build_from_mesh, free_cloth, count, colors, solve_range};

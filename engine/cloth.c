@@ -8,24 +8,9 @@
 
 // Everything a new cloth needs, built before the world is touched so that a failure leaves
 // the world as it was.
-typedef struct cloth_build {
-	int vertex_count;
-	int triangle_count;
-	pbd_v3 *rest;           // local rest positions
-	pbd_v3 *world_pos;      // posed positions
-	uint32_t *triangles;
-	float *inv_mass;
-	int edge_count;
-	uint32_t *edges;        // 2 per edge
-	float *edge_area;       // area of the triangles around each edge
-	uint32_t *edge_opposite;// 2 per edge: opposite vertices (UINT32_MAX if none)
-	int edge_tri_count_max; // > 2 means non-manifold edges exist
-	uint8_t *edge_manifold; // 1 if exactly two triangles share the edge
-	int shear_count;
-	uint32_t *shear;        // grid second diagonals, 2 each
-} cloth_build;
+// The mesh facts the constraint kinds are built from (constraints.h).
 
-static void build_free(pbd_world *w, cloth_build *b)
+static void build_free(pbd_world *w, pbd_cloth_mesh *b)
 {
 	size_t nv = (size_t)b->vertex_count, nt = (size_t)b->triangle_count, ne = (size_t)b->edge_count;
 	pbd_free_array(w, b->rest, nv, sizeof *b->rest);
@@ -86,7 +71,7 @@ pbd_result pbd_check_material(pbd_world *w, const pbd_cloth_material *m)
 	return PBD_OK;
 }
 
-static pbd_result build_grid(pbd_world *w, const pbd_cloth_def *def, cloth_build *b)
+static pbd_result build_grid(pbd_world *w, const pbd_cloth_def *def, pbd_cloth_mesh *b)
 {
 	int nx = def->grid.res_x, ny = def->grid.res_y;
 	if (nx < 2 || ny < 2 || nx > PBD_MAX_GRID_RES || ny > PBD_MAX_GRID_RES)
@@ -151,7 +136,7 @@ static pbd_result refuse_repeated_triangle(pbd_world *w, const uint32_t *tri, in
 	return PBD_OK;
 }
 
-static pbd_result build_mesh(pbd_world *w, const pbd_cloth_def *def, cloth_build *b)
+static pbd_result build_mesh(pbd_world *w, const pbd_cloth_def *def, pbd_cloth_mesh *b)
 {
 	int nv = def->mesh.vertex_count, nt = def->mesh.triangle_count;
 	if (!def->mesh.positions || !def->mesh.indices)
@@ -200,7 +185,7 @@ static pbd_result build_mesh(pbd_world *w, const pbd_cloth_def *def, cloth_build
 	return PBD_OK;
 }
 
-static pbd_result build_masses(pbd_world *w, const pbd_cloth_def *def, cloth_build *b)
+static pbd_result build_masses(pbd_world *w, const pbd_cloth_def *def, pbd_cloth_mesh *b)
 {
 	int nv = b->vertex_count;
 	b->inv_mass = pbd_alloc_array(w, (size_t)nv, sizeof *b->inv_mass);
@@ -282,7 +267,7 @@ static int compare_edges(const void *a, const void *b)
 }
 
 // Unique edges with the area and opposite vertices of their triangles.
-static pbd_result build_edges(pbd_world *w, cloth_build *b)
+static pbd_result build_edges(pbd_world *w, pbd_cloth_mesh *b)
 {
 	size_t n = (size_t)b->triangle_count * 3;
 	edge_entry *e = pbd_alloc_array(w, n, sizeof *e);
@@ -326,60 +311,13 @@ static pbd_result build_edges(pbd_world *w, cloth_build *b)
 	return PBD_OK;
 }
 
-static pbd_result build_constraints(pbd_world *w, const cloth_build *b, pbd_cloth *cloth)
+// Every kind of the table builds its constraints from the mesh. Out of memory, the caller
+// frees what was built (pbd_cloth_release_all frees every kind).
+static pbd_result build_constraints(pbd_world *w, const pbd_cloth_mesh *b, pbd_cloth *cloth)
 {
-	int ne = b->edge_count, ns = b->shear_count, nd = ne + ns;
-	uint32_t *ij = pbd_alloc_array(w, (size_t)nd * 2, sizeof *ij);
-	float *rest = pbd_alloc_array(w, (size_t)nd, sizeof *rest);
-	float *scale = pbd_alloc_array(w, (size_t)nd, sizeof *scale);
-	uint8_t *kind = pbd_alloc_array(w, (size_t)nd, sizeof *kind);
-	int nb = 0;
-	for (int e = 0; e < ne; ++e)
-		nb += b->edge_manifold[e];
-	uint32_t *stencil = nb ? pbd_alloc_array(w, (size_t)nb * 4, sizeof *stencil) : NULL;
-	bool ok = ij && rest && scale && kind && (nb == 0 || stencil);
-	if (ok) {
-		for (int e = 0; e < ne; ++e) {
-			uint32_t a = b->edges[2 * e], c = b->edges[2 * e + 1];
-			float len = v3_len(v3_sub(b->rest[a], b->rest[c]));
-			ij[2 * e] = a;
-			ij[2 * e + 1] = c;
-			rest[e] = len;
-			scale[e] = len * len / b->edge_area[e];
-			kind[e] = PBD_DISTANCE_STRETCH;
-		}
-		for (int s = 0; s < ns; ++s) {
-			uint32_t a = b->shear[2 * s], c = b->shear[2 * s + 1];
-			float len = v3_len(v3_sub(b->rest[a], b->rest[c]));
-			ij[2 * (ne + s)] = a;
-			ij[2 * (ne + s) + 1] = c;
-			rest[ne + s] = len;
-			// The diagonal spans one quad: two triangles of area len^2 / 4 each.
-			scale[ne + s] = 2.0f;
-			kind[ne + s] = PBD_DISTANCE_SHEAR;
-		}
-		int k = 0;
-		for (int e = 0; e < ne; ++e) {
-			if (!b->edge_manifold[e])
-				continue;
-			uint32_t *st = stencil + 4 * k++;
-			st[0] = b->edges[2 * e];
-			st[1] = b->edges[2 * e + 1];
-			st[2] = b->edge_opposite[2 * e];
-			st[3] = b->edge_opposite[2 * e + 1];
-		}
-		ok = pbd_distance_build(w, &cloth->distance, b->vertex_count, nd, ij, rest, scale, kind) &&
-		     pbd_bending_build(w, &cloth->bending, b->vertex_count, nb, stencil, b->rest) &&
-		     pbd_tethers_build(w, &cloth->tethers, b->vertex_count, b->inv_mass, ne, b->edges, b->rest);
-	}
-	pbd_free_array(w, ij, (size_t)nd * 2, sizeof *ij);
-	pbd_free_array(w, rest, (size_t)nd, sizeof *rest);
-	pbd_free_array(w, scale, (size_t)nd, sizeof *scale);
-	pbd_free_array(w, kind, (size_t)nd, sizeof *kind);
-	pbd_free_array(w, stencil, (size_t)nb * 4, sizeof *stencil);
-	if (!ok)
-		return pbd_fail(w, PBD_ERR_OUT_OF_MEMORY, "out of memory for constraints");
-	pbd_distance_set_compliance(&cloth->distance, cloth->material.stretch_compliance, cloth->material.shear_compliance);
+	for (int k = 0; k < pbd_constraint_kind_count; ++k)
+		if (!pbd_constraint_kinds[k]->build(w, cloth, b))
+			return pbd_fail(w, PBD_ERR_OUT_OF_MEMORY, "out of memory for constraints");
 	return PBD_OK;
 }
 
@@ -465,7 +403,7 @@ pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_clot
 	pbd_result r = check_def_common(world, def);
 	if (r != PBD_OK)
 		return r;
-	cloth_build b;
+	pbd_cloth_mesh b;
 	memset(&b, 0, sizeof b);
 	if (def->source == PBD_CLOTH_GRID)
 		r = build_grid(world, def, &b);
@@ -582,9 +520,8 @@ void pbd_cloth_release_all(pbd_world *w, pbd_cloth *c)
 	pbd_free_array(w, c->out_positions, n3, sizeof(float));
 	pbd_free_array(w, c->out_normals, n3, sizeof(float));
 	pbd_free_array(w, c->out_velocities, n3, sizeof(float));
-	pbd_distance_free(w, &c->distance);
-	pbd_bending_free(w, &c->bending);
-	pbd_tethers_free(w, &c->tethers);
+	for (int k = 0; k < pbd_constraint_kind_count; ++k)
+		pbd_constraint_kinds[k]->free(w, c);
 	c->triangles = NULL;
 	c->out_positions = c->out_normals = c->out_velocities = NULL;
 	c->live = false;

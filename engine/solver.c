@@ -18,6 +18,7 @@
 // compliance alone sets the stiffness.
 #define _POSIX_C_SOURCE 199309L
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 #include <time.h>
 
@@ -104,46 +105,10 @@ static void predict(pbd_world *w, bool air, float h, float t_end)
 	pbd_parallel_for(w, predict_range, w->particle_count, PBD_PARTICLES_PER_RANGE, &job);
 }
 
-typedef struct constraint_job {
-	pbd_v4 *p;
-	pbd_cloth *cloth;
-	int first;          // first constraint of the color
-	float inv_h2;
-	const float *gravity;
-	bool fresh;         // first pass of the substep: the XPBD multipliers are zero
-	bool keep;          // another pass follows: keep the multipliers
-} constraint_job;
-
-static void distance_range(int start, int end, int worker, void *context)
-{
-	PBD_UNUSED(worker);
-	const constraint_job *job = context;
-	pbd_distance_solve_range(job->p, &job->cloth->distance, job->first + start, job->first + end, job->inv_h2,
-				 job->fresh, job->keep);
-}
-
-static void bending_range(int start, int end, int worker, void *context)
-{
-	PBD_UNUSED(worker);
-	const constraint_job *job = context;
-	pbd_bending_solve_range(job->p, &job->cloth->bending, job->first + start, job->first + end,
-				job->cloth->material.bend_compliance, job->inv_h2, job->fresh, job->keep);
-}
-
-static void tether_range(int start, int end, int worker, void *context)
-{
-	PBD_UNUSED(worker);
-	const constraint_job *job = context;
-	const pbd_cloth *c = job->cloth;
-	float weight = c->areal_density * v3_len(v3_load(job->gravity));
-	pbd_tethers_solve_range(job->p, &c->tethers, start, end, c->material.tether_slack,
-				c->material.stretch_compliance * weight);
-}
-
 // Color by color: constraints of one color share no particle, so each color is spread
 // over the workers and any split gives the same result.
-static void project_colors(pbd_world *w, pbd_task_fn *task, constraint_job *job, int color_count,
-			    const int *color_start)
+static void project_colors(pbd_world *w, pbd_task_fn *task, pbd_constraint_job *job, int color_count,
+			   const int *color_start)
 {
 	for (int k = 0; k < color_count; ++k) {
 		job->first = color_start[k];
@@ -155,19 +120,24 @@ static void project_colors(pbd_world *w, pbd_task_fn *task, constraint_job *job,
 	}
 }
 
+// Each cloth, each kind in the table's order (constraints/kinds.c).
 static void project(pbd_world *w, float inv_h2, int pass, int passes)
 {
 	for (int s = 0; s < w->cloth_capacity; ++s) {
 		pbd_cloth *c = &w->cloths[s];
 		if (!c->live)
 			continue;
-		pbd_v4 *p = w->p + c->first;
-		// Tethers first: when moving pins force the cloth to stretch (a twist), the stretch
-		// constraints get the last word and the strain spreads instead of piling up at a pin.
-		constraint_job job = {p, c, 0, inv_h2, w->settings.gravity, pass == 0, pass + 1 < passes};
-		pbd_parallel_for(w, tether_range, c->tethers.count, PBD_CONSTRAINTS_PER_RANGE, &job);
-		project_colors(w, distance_range, &job, c->distance.color_count, c->distance.color_start);
-		project_colors(w, bending_range, &job, c->bending.color_count, c->bending.color_start);
+		pbd_constraint_job job = {w->p + c->first, c, 0, inv_h2, w->settings.gravity, pass == 0, pass + 1 < passes};
+		for (int k = 0; k < pbd_constraint_kind_count; ++k) {
+			const pbd_constraint_kind *kind = pbd_constraint_kinds[k];
+			const int *color_start = NULL;
+			int colors = kind->colors(c, &color_start);
+			job.first = 0;
+			if (colors > 0)
+				project_colors(w, kind->solve_range, &job, colors, color_start);
+			else
+				pbd_parallel_for(w, kind->solve_range, kind->count(c), PBD_CONSTRAINTS_PER_RANGE, &job);
+		}
 	}
 }
 
@@ -399,12 +369,25 @@ static void project_constraints(pbd_world *w, pbd_step_context *ctx)
 	pbd_attachments_solve(w, ctx->inv_h2);
 }
 
+// The contact kinds of the candidate pairs, solved in this order in each pass (each file
+// keeps its thickness on the pair's side and mixes friction as it solves); each returns how
+// many touch, the tally the statistics report for it.
+typedef struct contact_kind {
+	int (*solve)(pbd_world *w);
+	size_t touching;  // where its tally goes in pbd_step_context
+} contact_kind;
+
+static const contact_kind pair_contact_kinds[] = {
+	{pbd_vertex_triangle_solve, offsetof(pbd_step_context, vertex_triangle_contacts)},
+	{pbd_edge_edge_solve, offsetof(pbd_step_context, edge_edge_contacts)},
+	{pbd_particle_particle_solve, offsetof(pbd_step_context, particle_contacts)},
+};
+
 static void solve_self_contacts(pbd_world *w, pbd_step_context *ctx)
 {
 	pbd_pairs_drift(w, ctx->h);  // the pairs still too far apart to touch are skipped
-	ctx->vertex_triangle_contacts = pbd_vertex_triangle_solve(w);
-	ctx->edge_edge_contacts = pbd_edge_edge_solve(w);
-	ctx->particle_contacts = pbd_particle_particle_solve(w);
+	for (size_t k = 0; k < sizeof pair_contact_kinds / sizeof pair_contact_kinds[0]; ++k)
+		*(int *)((char *)ctx + pair_contact_kinds[k].touching) = pair_contact_kinds[k].solve(w);
 }
 
 static void solve_collider_contacts(pbd_world *w, pbd_step_context *ctx)

@@ -197,7 +197,8 @@ pbd_world_stats pbd_world_get_stats(const pbd_world *world)
 		}
 		s.cloths++;
 		s.triangles += c->triangle_count;
-		s.constraints += c->distance.count + c->bending.count + c->tethers.count;
+		for (int k = 0; k < pbd_constraint_kind_count; ++k)
+			s.constraints += pbd_constraint_kinds[k]->count(c);
 	}
 	s.colliders = 0;
 	for (int i = 0; i < world->collider_capacity; ++i)
