@@ -168,7 +168,7 @@ bool pbd_guard_limit_motion(pbd_world *w, uint32_t i, double t, uint32_t round)
 {
 	if (w->p[i].w == 0.0f)
 		return false;
-	pbd_v3 x = v3_of4(w->x[i]), p = v3_of4(w->p[i]);
+	pbd_v3 x = v3_of4(pbd_motion_starts(w)[i]), p = v3_of4(w->p[i]);
 	pbd_v3 q = t <= 0.0 ? x : v3_lerp(x, p, (float)t);
 	if (q.x == p.x && q.y == p.y && q.z == p.z)
 		return false;
@@ -190,7 +190,7 @@ static bool needs_test(const pbd_world *w, const uint32_t *ids, int n, uint32_t 
 
 static bool moved(const pbd_world *w, uint32_t i)
 {
-	return w->p[i].x != w->x[i].x || w->p[i].y != w->x[i].y || w->p[i].z != w->x[i].z;
+	return w->p[i].x != pbd_motion_starts(w)[i].x || w->p[i].y != pbd_motion_starts(w)[i].y || w->p[i].z != pbd_motion_starts(w)[i].z;
 }
 
 // True when the swept boxes (x and p) of the two sides, grown by `gap`, do not overlap: the
@@ -205,7 +205,7 @@ static bool swept_apart(const pbd_world *w, const uint32_t *ids, int split, floa
 		}
 	for (int j = 0; j < 4; ++j) {
 		int s = j < split ? 0 : 1;
-		const float *x = &w->x[ids[j]].x, *p = &w->p[ids[j]].x;
+		const float *x = &pbd_motion_starts(w)[ids[j]].x, *p = &w->p[ids[j]].x;
 		for (int k = 0; k < 3; ++k) {
 			lo[s][k] = minf(lo[s][k], minf(x[k], p[k]));
 			hi[s][k] = maxf(hi[s][k], maxf(x[k], p[k]));
@@ -263,7 +263,7 @@ static bool guard_quad(const guard_pass *g, const uint32_t ids[4], int split, fl
 	float gap = pbd_guard_gap(thickness);
 	pbd_d3 x0[4], x1[4];
 	for (int j = 0; j < 4; ++j) {
-		x0[j] = at(&w->x[ids[j]]);
+		x0[j] = at(&pbd_motion_starts(w)[ids[j]]);
 		x1[j] = at(&w->p[ids[j]]);
 	}
 	(*g->tested)++;
@@ -367,7 +367,7 @@ static int guard_round(pbd_world *w, uint32_t round, bool final_round, int64_t *
 		double toi;
 		// Spheres may not pass through each other: they must not get closer than half
 		// their radii's sum while moving.
-		if (pbd_ccd_sphere_sphere(at(&w->x[c->i]), at(&w->p[c->i]), at(&w->x[c->j]), at(&w->p[c->j]),
+		if (pbd_ccd_sphere_sphere(at(&pbd_motion_starts(w)[c->i]), at(&w->p[c->i]), at(&pbd_motion_starts(w)[c->j]), at(&w->p[c->j]),
 					  0.5 * c->distance, &toi)) {
 			double f = final_round ? 0.0 : safe_fraction(toi);
 			bool changed = pbd_guard_limit_motion(w, c->i, f, round);

@@ -10,8 +10,8 @@
 // cannot cross itself; a pair of a carried and a still particle that would come within the
 // guard's gap carries the still one as well, and a particle that cannot be carried (a
 // kinematic one) blocks: the carried particles of its pair go back to x. The carried starts
-// are then free of crossings and clear of the collider, and the guard runs from them; the
-// true starts are put back after it, so velocities still come from x.
+// are then free of crossings and clear of the collider, and the search and the guard run from
+// them (pbd_motion_starts); x is left as it is, so velocities still come from it.
 #include <string.h>
 
 #include "../engine/world.h"
@@ -223,7 +223,7 @@ static bool carried_covered(const pbd_world *w, float h)
 #define CARRY_ARRAYS(w)                                                                       \
 	(pbd_array_ref[]) { {(void **)&(w)->carry_by, sizeof *(w)->carry_by},                 \
 			    {(void **)&(w)->carry_to, sizeof *(w)->carry_to},                 \
-			    {(void **)&(w)->carry_saved, sizeof *(w)->carry_saved} }
+			    {(void **)&(w)->carry_start, sizeof *(w)->carry_start} }
 #define CARRY_ARRAY_COUNT 3
 
 // Scratch for every particle; its contents are rebuilt each substep, so it is replaced
@@ -276,12 +276,9 @@ bool pbd_collider_carry_begin(pbd_world *w, int substeps_left, float h, int64_t 
 		w->carry_count = 0;
 		return false;
 	}
-	for (int i = 0; i < w->particle_count; ++i) {
-		if (w->carry_by[i] < 0)
-			continue;
-		w->carry_saved[i] = w->x[i];
-		w->x[i] = w->carry_to[i];
-	}
+	for (int i = 0; i < w->particle_count; ++i)
+		w->carry_start[i] = w->carry_by[i] >= 0 ? w->carry_to[i] : w->x[i];
+	w->carry_active = true;
 	return true;
 }
 
@@ -311,9 +308,7 @@ int pbd_collider_settle(pbd_world *w, uint32_t stamp)
 
 void pbd_collider_carry_end(pbd_world *w)
 {
-	for (int i = 0; i < w->particle_count; ++i)
-		if (w->carry_by[i] >= 0)
-			w->x[i] = w->carry_saved[i];
+	w->carry_active = false;
 	w->carry_count = 0;
 }
 

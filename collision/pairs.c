@@ -22,7 +22,7 @@ static const pbd_cloth *body(const pbd_world *w, uint32_t slot) { return &w->clo
 static float reach(const pbd_world *w, uint32_t i)
 {
 	pbd_aabb r = w->regions[i];
-	const pbd_v4 *x = &w->x[i];
+	const pbd_v4 *x = &pbd_motion_starts(w)[i];
 	pbd_v3 far = v3(maxf(r.hi.x - x->x, x->x - r.lo.x), maxf(r.hi.y - x->y, x->y - r.lo.y),
 			maxf(r.hi.z - x->z, x->z - r.lo.z));
 	return v3_len(far);
@@ -105,7 +105,7 @@ static void visit_vertex_for_triangle(uint32_t q, void *user)
 	// Boxes of a flat mesh overlap their neighbours'; the true distance at x, less how far
 	// the particles can still move, tells which pairs can really come within the thickness.
 	float limit = thickness + reach(w, q) + maxf(reach(w, t[0]), maxf(reach(w, t[1]), reach(w, t[2])));
-	pbd_v3 xq = v3_of4(w->x[q]), xt[3] = {v3_of4(w->x[t[0]]), v3_of4(w->x[t[1]]), v3_of4(w->x[t[2]])};
+	pbd_v3 xq = v3_of4(pbd_motion_starts(w)[q]), xt[3] = {v3_of4(pbd_motion_starts(w)[t[0]]), v3_of4(pbd_motion_starts(w)[t[1]]), v3_of4(pbd_motion_starts(w)[t[2]])};
 	if (gap_along_axes(&xq, 1, xt, 3) > limit)
 		return;
 	double bary[3];
@@ -149,7 +149,7 @@ static void visit_edge_for_edge(uint32_t b, void *user)
 			return;  // rest-distance exemption, as for vertex-triangle pairs
 	}
 	float limit = thickness + maxf(reach(w, ea[0]), reach(w, ea[1])) + maxf(reach(w, eb[0]), reach(w, eb[1]));
-	pbd_v3 xa[2] = {v3_of4(w->x[ea[0]]), v3_of4(w->x[ea[1]])}, xb[2] = {v3_of4(w->x[eb[0]]), v3_of4(w->x[eb[1]])};
+	pbd_v3 xa[2] = {v3_of4(pbd_motion_starts(w)[ea[0]]), v3_of4(pbd_motion_starts(w)[ea[1]])}, xb[2] = {v3_of4(pbd_motion_starts(w)[eb[0]]), v3_of4(pbd_motion_starts(w)[eb[1]])};
 	if (gap_along_axes(xa, 2, xb, 2) > limit)
 		return;
 	double d = sqrt(pbd_segment_segment_distance2(d3_of(xa[0]), d3_of(xa[1]), d3_of(xb[0]), d3_of(xb[1]), &s, &t));
@@ -173,7 +173,7 @@ static void visit_particle_for_particle(uint32_t j, void *user)
 		return;
 	if (w->p[i].w == 0.0f && w->p[j].w == 0.0f)
 		return;
-	float d = v3_len(v3_sub(v3_of4(w->x[i]), v3_of4(w->x[j])));
+	float d = v3_len(v3_sub(v3_of4(pbd_motion_starts(w)[i]), v3_of4(pbd_motion_starts(w)[j])));
 	if (d > w->radius[i] + w->radius[j] + reach(w, i) + reach(w, j))
 		return;
 	bool free_i = bi->kind == PBD_BODY_PARTICLES, free_j = bj->kind == PBD_BODY_PARTICLES;
@@ -210,7 +210,7 @@ static float drift_of(const pbd_world *w, uint32_t i, pbd_v3 shift_p, bool sweep
 	pbd_v3 from = w->search_at[i];
 	float d = distance_up(v3_sub(v3_of4(w->p[i]), shift_p), from);
 	if (sweep)
-		d = maxf(d, distance_up(v3_sub(v3_of4(w->x[i]), shift_x), from));
+		d = maxf(d, distance_up(v3_sub(v3_of4(pbd_motion_starts(w)[i]), shift_x), from));
 	return isfinite(d) ? d : INFINITY;
 }
 
@@ -266,9 +266,9 @@ static void set_frame(pbd_world *w, float h)
 	for (int i = 0; i < w->particle_count; ++i) {
 		if (w->pinned[i])
 			continue;
-		sum[0] += w->p[i].x - w->x[i].x;
-		sum[1] += w->p[i].y - w->x[i].y;
-		sum[2] += w->p[i].z - w->x[i].z;
+		sum[0] += w->p[i].x - pbd_motion_starts(w)[i].x;
+		sum[1] += w->p[i].y - pbd_motion_starts(w)[i].y;
+		sum[2] += w->p[i].z - pbd_motion_starts(w)[i].z;
 		n++;
 	}
 	w->frame_acc = n ? w->mean_accel : v3(0, 0, 0);
@@ -323,7 +323,7 @@ static void build_regions(pbd_world *w, int substeps_left, float h)
 	// when nothing else acts (at rest in a falling frame, or falling in a still one).
 	float fall = 0.5f * (v3_len(v3_load(w->settings.gravity)) + v3_len(w->frame_acc)) * span * span;
 	for (int i = 0; i < w->particle_count; ++i) {
-		pbd_v3 x = v3_of4(w->x[i]), p = v3_sub(v3_of4(w->p[i]), shift);
+		pbd_v3 x = v3_of4(pbd_motion_starts(w)[i]), p = v3_sub(v3_of4(w->p[i]), shift);
 		float travel = v3_len(v3_sub(p, x)) * 1.5f * (float)ahead;
 		float m = minf(travel + fall, lookahead_cap(w, i)) + 0.25f * w->radius[i] + 1e-5f;
 		pbd_aabb r = {v3(minf(x.x, p.x), minf(x.y, p.y), minf(x.z, p.z)), v3(maxf(x.x, p.x), maxf(x.y, p.y), maxf(x.z, p.z))};
@@ -361,7 +361,7 @@ bool pbd_pairs_covered(const pbd_world *w, float h)
 		return false;
 	float tau = (float)(w->time - w->region_time);
 	for (int i = 0; i < w->particle_count; ++i)
-		if (!pbd_region_holds(w, (uint32_t)i, v3_of4(w->x[i]), tau) ||
+		if (!pbd_region_holds(w, (uint32_t)i, v3_of4(pbd_motion_starts(w)[i]), tau) ||
 		    !pbd_region_holds(w, (uint32_t)i, v3_of4(w->p[i]), tau + h))
 			return false;
 	return true;
@@ -568,7 +568,7 @@ bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
 		return false;
 	build_regions(w, substeps_left, h);
 	for (int i = 0; i < np; ++i)
-		w->search_at[i] = v3_of4(w->x[i]);
+		w->search_at[i] = v3_of4(pbd_motion_starts(w)[i]);
 	w->region_time = w->time;
 	pbd_aabb *vbox = w->boxes, *tbox = w->boxes + np, *ebox = w->boxes + np + nt;
 	for (int i = 0; i < np; ++i) {

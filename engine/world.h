@@ -276,12 +276,14 @@ struct pbd_world {
 	int steps_since_trim;      // contact memory is trimmed every PBD_TRIM_STEPS steps
 	// Carry scratch (collision/collider_carry.c): per particle, the moving collider that
 	// carries its substep start (>= 0), PBD_NOT_CARRIED or PBD_CARRY_BLOCKED; the carried
-	// start; the true start, kept while the guard runs from the carried one.
+	// start; and every particle's start for the search and the guard while carry_active
+	// (x, or the carried start). x itself is never touched: velocities still come from it.
 	int32_t *carry_by;
 	pbd_v4 *carry_to;
-	pbd_v4 *carry_saved;
+	pbd_v4 *carry_start;
 	int carry_capacity;
 	int carry_count;           // particles carried this substep
+	bool carry_active;         // the search and the guard run from carry_start (pbd_motion_starts)
 
 	pbd_world_stats stats;
 	size_t bytes_live;
@@ -296,6 +298,10 @@ struct pbd_world {
 	bool pairs_over_limit;
 	char error[PBD_ERROR_CAPACITY];
 };
+
+// Where each particle's motion of this substep starts for the pair search and the guard: x,
+// or, while a moving collider carries starts (collider_carry.c), x with the carried ones moved.
+static inline const pbd_v4 *pbd_motion_starts(const pbd_world *w) { return w->carry_active ? w->carry_start : w->x; }
 
 // The friction of a contact between bodies (slots) a and b, and of body a against a collider.
 static inline pbd_friction_pair pbd_bodies_friction(const pbd_world *w, uint32_t a, uint32_t b)
@@ -491,7 +497,7 @@ static inline float pbd_guard_gap(float thickness) { return 0.1f * thickness; }
 // collision/collider_carry.c: before the guard, the substep starts of the particles a moving
 // collider has swept over are carried with it (see the file). Returns false when nothing is
 // carried (or out of memory: the guard then runs from x as before). pbd_collider_carry_end
-// puts the true starts back after the guard.
+// ends the carry: the search and the guard run from x again.
 #define PBD_NOT_CARRIED (-1)
 #define PBD_CARRY_BLOCKED (-2)
 bool pbd_collider_carry_begin(pbd_world *world, int substeps_left, float h, int64_t *tested);
