@@ -161,6 +161,7 @@ bool pbd_grid_build(pbd_world *w, pbd_grid *g, const pbd_aabb *boxes, int count,
 	for (int b = buckets; b > 0; --b)
 		start[b] = start[b - 1];
 	start[0] = 0;
+	PBD_ASSERT(start[buckets] == (int)n);
 	g->item_count = (int)n;
 	g->item_peak = maxi(g->item_peak, (int)n);
 	g->bucket_peak = maxi(g->bucket_peak, buckets);

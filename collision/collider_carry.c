@@ -276,6 +276,7 @@ bool pbd_collider_carry_begin(pbd_world *w, int substeps_left, float h, int64_t 
 		w->carry_count = 0;
 		return false;
 	}
+	PBD_ASSERT(w->carry_capacity >= w->particle_count);
 	for (int i = 0; i < w->particle_count; ++i)
 		w->carry_start[i] = w->carry_by[i] >= 0 ? w->carry_to[i] : w->x[i];
 	w->carry_active = true;

@@ -544,6 +544,22 @@ static bool reserve_regions(pbd_world *w, int n)
 	return pbd_reserve_scratch_arrays(w, REGION_ARRAYS(w), REGION_ARRAY_COUNT, &w->region_capacity, n);
 }
 
+// Whether every candidate pair names particles, triangles and edges of the world, each pair
+// once in its order (a < b for edge pairs).
+static bool pairs_well_formed(const pbd_world *w)
+{
+	for (int k = 0; k < w->vt_count; ++k)
+		if ((int)w->vt[k].q >= w->particle_count || (int)w->vt[k].tri >= w->tri_count)
+			return false;
+	for (int k = 0; k < w->ee_count; ++k)
+		if (w->ee[k].a >= w->ee[k].b || (int)w->ee[k].b >= w->edge_count)
+			return false;
+	for (int k = 0; k < w->pp_count; ++k)
+		if ((int)w->pp[k].i >= w->particle_count || (int)w->pp[k].j >= w->particle_count || w->pp[k].i == w->pp[k].j)
+			return false;
+	return true;
+}
+
 bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
 {
 	w->vt_count = w->ee_count = w->pp_count = 0;
@@ -615,6 +631,7 @@ bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
 	w->pp_peak = maxi(w->pp_peak, w->pp_count);
 	w->stats.candidate_pairs_peak = maxi(w->stats.candidate_pairs_peak, pbd_candidate_count(w));
 	w->region_count = np;
+	PBD_ASSERT(w->region_capacity >= np && pairs_well_formed(w));
 	return true;
 }
 

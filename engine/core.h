@@ -8,8 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// Programmer errors (broken internal invariants) assert; user input never does.
+// Programmer errors (broken internal invariants) assert; user input never does. The checks
+// are compiled into debug and sanitizer builds (PBD_CHECK_INVARIANTS, engine/meson.build) and
+// cost nothing in a release build, where the expression is not evaluated.
+#ifdef PBD_CHECK_INVARIANTS
 #define PBD_ASSERT(c) assert(c)
+#else
+#define PBD_ASSERT(c) ((void)sizeof(c))
+#endif
 #define PBD_ARRAY_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define PBD_UNUSED(x) ((void)(x))
 

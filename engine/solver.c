@@ -35,6 +35,7 @@ static double now_ms(void)
 
 void pbd_parallel_for(pbd_world *w, pbd_task_fn *task, int count, int min_range, void *context)
 {
+	PBD_ASSERT(task && min_range > 0);
 	if (count <= 0)
 		return;
 	if (!w->enqueue_task || w->worker_count < 2 || count < 2 * min_range) {
@@ -120,6 +121,17 @@ static void project_colors(pbd_world *w, pbd_task_fn *task, pbd_constraint_job *
 	}
 }
 
+// Whether a kind's colors are ranges that run from 0 to its count in order.
+static bool colors_cover(int count, int colors, const int *start)
+{
+	if (!start || start[0] != 0 || start[colors] != count)
+		return false;
+	for (int k = 0; k < colors; ++k)
+		if (start[k] > start[k + 1])
+			return false;
+	return true;
+}
+
 // Each cloth, each kind in the table's order (constraints/kinds.c).
 static void project(pbd_world *w, float inv_h2, int pass, int passes)
 {
@@ -132,6 +144,7 @@ static void project(pbd_world *w, float inv_h2, int pass, int passes)
 			const pbd_constraint_kind *kind = pbd_constraint_kinds[k];
 			const int *color_start = NULL;
 			int colors = kind->colors(c, &color_start);
+			PBD_ASSERT(colors == 0 || colors_cover(kind->count(c), colors, color_start));
 			job.first = 0;
 			if (colors > 0)
 				project_colors(w, kind->solve_range, &job, colors, color_start);
@@ -314,6 +327,7 @@ static void run_stages(pbd_world *w, pbd_step_context *ctx, const step_stage *st
 
 static void begin_step(pbd_world *w, pbd_step_context *ctx)
 {
+	PBD_ASSERT(!w->carry_active);
 	w->stats.broad_phase_builds = 0;
 	w->stats.searches_over_limit = 0;
 	w->stats.candidate_pairs_peak = 0;  // raised by each pair search
@@ -452,6 +466,7 @@ static void guard_motion(pbd_world *w, pbd_step_context *ctx)
 
 static void update_velocities(pbd_world *w, pbd_step_context *ctx)
 {
+	PBD_ASSERT(!w->carry_active);  // the guard's starts are x again: velocities come from x
 	update(w, ctx->h, ctx->inv_h);
 	w->time += ctx->h;
 }

@@ -234,6 +234,7 @@ void pbd_task_pool_finish(void *user_task, void *user_context)
 		atomic_store(&pool->caller_sleeping, false);
 		pthread_mutex_unlock(&pool->lock);
 	}
+	PBD_ASSERT(atomic_load(&pool->ranges_done) == pool->range_count);
 	atomic_store(&pool->open, 0);
 	atomic_store(&pool->busy, false);
 }
