@@ -129,7 +129,7 @@ static bool keep_contact(pbd_world *w, const search_job *job, int i)
 
 // A cloth's particles at the substep end: the box around p, and the most any particle is
 // from its x and the largest radius (the margins of keep_contact's tests).
-static pbd_cloth_extent extent_of(const pbd_world *w, const pbd_cloth *cloth)
+static pbd_cloth_extent extent_of(const pbd_world *w, const pbd_body *cloth)
 {
 	pbd_cloth_extent e = {{v3(INFINITY, INFINITY, INFINITY), v3(-INFINITY, -INFINITY, -INFINITY)}, 0.0f, 0.0f};
 	float travel2 = 0.0f;
@@ -194,15 +194,15 @@ static bool measure_cloths(pbd_world *w)
 		any |= w->colliders[ci].live;
 	if (!any)
 		return true;
-	if (w->cloth_capacity > w->cloth_extent_capacity) {
+	if (w->body_capacity > w->cloth_extent_capacity) {
 		if (!pbd_grow_array(w, (void **)&w->cloth_extents, (size_t)w->cloth_extent_capacity,
-				    (size_t)w->cloth_capacity, sizeof *w->cloth_extents))
+				    (size_t)w->body_capacity, sizeof *w->cloth_extents))
 			return false;
-		w->cloth_extent_capacity = w->cloth_capacity;
+		w->cloth_extent_capacity = w->body_capacity;
 	}
-	for (int s = 0; s < w->cloth_capacity; ++s)
-		if (w->cloths[s].live)
-			w->cloth_extents[s] = extent_of(w, &w->cloths[s]);
+	for (int s = 0; s < w->body_capacity; ++s)
+		if (w->bodies[s].live)
+			w->cloth_extents[s] = extent_of(w, &w->bodies[s]);
 	return true;
 }
 
@@ -223,8 +223,8 @@ bool pbd_collider_contacts_find(pbd_world *w)
 		if (!c->live)
 			continue;
 		float bound = pbd_shape_bounding_radius(&c->shape);
-		for (int s = 0; s < w->cloth_capacity; ++s) {
-			const pbd_cloth *cloth = &w->cloths[s];
+		for (int s = 0; s < w->body_capacity; ++s) {
+			const pbd_body *cloth = &w->bodies[s];
 			if (!cloth->live)
 				continue;
 			search_job job = {w, c, bound, cloth->first, c->shape.type == PBD_SHAPE_PLANE, v3(0, 0, 0), 0.0f};

@@ -16,7 +16,7 @@
 #define PBD_REGION_SUBSTEPS 2
 #endif
 
-static const pbd_cloth *body(const pbd_world *w, uint32_t slot) { return &w->cloths[slot]; }
+static const pbd_body *body(const pbd_world *w, uint32_t slot) { return &w->bodies[slot]; }
 
 // How far a particle can get from x without leaving its region: x to the farthest corner.
 static float reach(const pbd_world *w, uint32_t i)
@@ -86,7 +86,7 @@ static void visit_vertex_for_triangle(uint32_t q, void *user)
 	if (q == t[0] || q == t[1] || q == t[2])
 		return;
 	uint32_t oq = w->owner[q], ot = w->tri_owner[tri];
-	const pbd_cloth *bq = body(w, oq), *bt = body(w, ot);
+	const pbd_body *bq = body(w, oq), *bt = body(w, ot);
 	if (oq == ot && !bt->material.self_collision)
 		return;
 	if (w->p[q].w == 0.0f && w->p[t[0]].w == 0.0f && w->p[t[1]].w == 0.0f && w->p[t[2]].w == 0.0f)
@@ -132,7 +132,7 @@ static void visit_edge_for_edge(uint32_t b, void *user)
 	if (ea[0] == eb[0] || ea[0] == eb[1] || ea[1] == eb[0] || ea[1] == eb[1])
 		return;
 	uint32_t oa = w->edge_owner[a], ob = w->edge_owner[b];
-	const pbd_cloth *ba = body(w, oa);
+	const pbd_body *ba = body(w, oa);
 	if (oa == ob && !ba->material.self_collision)
 		return;
 	if (w->p[ea[0]].w == 0.0f && w->p[ea[1]].w == 0.0f && w->p[eb[0]].w == 0.0f && w->p[eb[1]].w == 0.0f)
@@ -166,7 +166,7 @@ static void visit_particle_for_particle(uint32_t j, void *user)
 	uint32_t i = ctx->query;
 	if (i == j)
 		return;
-	const pbd_cloth *bi = body(w, w->owner[i]), *bj = body(w, w->owner[j]);
+	const pbd_body *bi = body(w, w->owner[i]), *bj = body(w, w->owner[j]);
 	// Free particles against each other (each pair once) and against cloth vertices;
 	// vertex against vertex of cloth is left to the triangle and edge contacts.
 	if (bj->kind == PBD_BODY_PARTICLES && j < i)
@@ -373,8 +373,8 @@ static bool nothing_to_pair(const pbd_world *w)
 {
 	int bodies = 0;
 	bool self = false;
-	for (int s = 0; s < w->cloth_capacity; ++s) {
-		const pbd_cloth *c = &w->cloths[s];
+	for (int s = 0; s < w->body_capacity; ++s) {
+		const pbd_body *c = &w->bodies[s];
 		if (!c->live)
 			continue;
 		bodies++;

@@ -24,7 +24,7 @@ void pbd_attachments_solve(pbd_world *w, float inv_h2)
 			continue;
 		float alpha = a->compliance * inv_h2;
 		float limit = a->max_force > 0.0f ? a->max_force / inv_h2 : INFINITY;
-		int first = w->cloths[a->body].first;
+		int first = w->bodies[a->body].first;
 		for (int k = 0; k < a->count; ++k) {
 			pbd_v4 *p = &w->p[first + (int)a->vertices[k]];
 			if (p->w == 0.0f)

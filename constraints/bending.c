@@ -206,7 +206,7 @@ void pbd_bending_solve_range(pbd_v4 *p, pbd_bending_constraints *c, int start, i
 
 // One stencil per edge with exactly two triangles: the edge's ends, then the opposite
 // vertices. A non-manifold edge keeps only its stretch constraint.
-static bool build_from_mesh(pbd_world *w, pbd_cloth *cloth, const pbd_cloth_mesh *m)
+static bool build_from_mesh(pbd_world *w, pbd_body *cloth, const pbd_cloth_mesh *m)
 {
 	int nb = 0;
 	for (int e = 0; e < m->edge_count; ++e)
@@ -229,10 +229,10 @@ static bool build_from_mesh(pbd_world *w, pbd_cloth *cloth, const pbd_cloth_mesh
 	return ok;
 }
 
-static void free_cloth(pbd_world *w, pbd_cloth *cloth) { pbd_bending_free(w, &cloth->bending); }
-static int count(const pbd_cloth *cloth) { return cloth->bending.count; }
+static void free_cloth(pbd_world *w, pbd_body *cloth) { pbd_bending_free(w, &cloth->bending); }
+static int count(const pbd_body *cloth) { return cloth->bending.count; }
 
-static int colors(const pbd_cloth *cloth, const int **start)
+static int colors(const pbd_body *cloth, const int **start)
 {
 	*start = cloth->bending.color_start;
 	return cloth->bending.color_count;

@@ -74,7 +74,7 @@ static inline bool pbd_colors_independent(int color_count, const int *color_star
 // creation builds and frees every kind through the table, the solver projects them in the
 // table's order, and the statistics count them.
 
-struct pbd_cloth;
+struct pbd_body;
 
 // What a cloth's constraints are built from: its mesh in the rest shape, with its edges
 // (each once) and the triangles around them.
@@ -98,7 +98,7 @@ typedef struct pbd_cloth_mesh {
 // What a projection needs of the step: the context of the task that solves a range.
 typedef struct pbd_constraint_job {
 	pbd_v4 *p;              // the cloth's slice of the predicted positions
-	struct pbd_cloth *cloth;
+	struct pbd_body *cloth;
 	int first;              // first constraint of the color being solved
 	float inv_h2;           // 1 / h^2 of the substep
 	const float *gravity;   // the world's gravity, m/s^2
@@ -110,12 +110,12 @@ typedef struct pbd_constraint_kind {
 	const char *name;
 	// Builds the kind's constraints of a new cloth from its mesh; false when out of memory
 	// (what was built is freed by `free`).
-	bool (*build)(pbd_world *world, struct pbd_cloth *cloth, const pbd_cloth_mesh *mesh);
-	void (*free)(pbd_world *world, struct pbd_cloth *cloth);
-	int (*count)(const struct pbd_cloth *cloth);
+	bool (*build)(pbd_world *world, struct pbd_body *cloth, const pbd_cloth_mesh *mesh);
+	void (*free)(pbd_world *world, struct pbd_body *cloth);
+	int (*count)(const struct pbd_body *cloth);
 	// Graph colors: their count, and in *start where each begins (count + 1 entries). A kind
 	// without colors returns 0: its constraints may be solved in any split at once.
-	int (*colors)(const struct pbd_cloth *cloth, const int **start);
+	int (*colors)(const struct pbd_body *cloth, const int **start);
 	// Projects constraints job->first + start .. job->first + end - 1, all of one color (or,
 	// without colors, start .. end - 1): a pbd_task_fn over a pbd_constraint_job.
 	void (*solve_range)(int start, int end, int worker, void *job);
@@ -161,9 +161,9 @@ void pbd_bending_solve_range(pbd_v4 *p, pbd_bending_constraints *c, int start, i
 bool pbd_tethers_build(pbd_world *world, pbd_tethers *t, int particle_count, const float *inv_mass,
 		       int edge_count, const uint32_t *edges, const pbd_v3 *rest_positions);
 void pbd_tethers_free(pbd_world *world, pbd_tethers *t);
-struct pbd_cloth;
+struct pbd_body;
 // Rebuilds a cloth's tethers from what holds it now (tether.c); false when out of memory.
-bool pbd_tethers_rebuild(pbd_world *world, struct pbd_cloth *cloth);
+bool pbd_tethers_rebuild(pbd_world *world, struct pbd_body *cloth);
 // The limit is rest * (1 + slack + strain_per_length * rest): strain_per_length is the
 // stretch compliance times the weight per area, the strain a hanging strip of cloth has
 // per metre below its pin, so a soft cloth keeps its physical stretch.

@@ -176,7 +176,7 @@ float pbd_distance_max_strain_range(const pbd_v4 *p, const pbd_distance_constrai
 
 // Stretch along every mesh edge, scaled by L^2 / (area around the edge) so the response does
 // not depend on the resolution; shear along the grid's second diagonals.
-static bool build_from_mesh(pbd_world *w, pbd_cloth *cloth, const pbd_cloth_mesh *m)
+static bool build_from_mesh(pbd_world *w, pbd_body *cloth, const pbd_cloth_mesh *m)
 {
 	int ne = m->edge_count, ns = m->shear_count, nd = ne + ns;
 	uint32_t *ij = pbd_alloc_array(w, (size_t)nd * 2, sizeof *ij);
@@ -216,10 +216,10 @@ static bool build_from_mesh(pbd_world *w, pbd_cloth *cloth, const pbd_cloth_mesh
 	return ok;
 }
 
-static void free_cloth(pbd_world *w, pbd_cloth *cloth) { pbd_distance_free(w, &cloth->distance); }
-static int count(const pbd_cloth *cloth) { return cloth->distance.count; }
+static void free_cloth(pbd_world *w, pbd_body *cloth) { pbd_distance_free(w, &cloth->distance); }
+static int count(const pbd_body *cloth) { return cloth->distance.count; }
 
-static int colors(const pbd_cloth *cloth, const int **start)
+static int colors(const pbd_body *cloth, const int **start)
 {
 	*start = cloth->distance.color_start;
 	return cloth->distance.color_count;

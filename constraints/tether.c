@@ -254,7 +254,7 @@ bool pbd_tethers_build(pbd_world *world, pbd_tethers *out, int n, const float *i
 // pbd_cloth_pin_vertex, by exact attachments) and vertices on an attachment's spring. The
 // mesh edges are the stretch constraints; the rest shape is the world's. On failure (out of
 // memory) the old tethers stay.
-bool pbd_tethers_rebuild(pbd_world *w, pbd_cloth *c)
+bool pbd_tethers_rebuild(pbd_world *w, pbd_body *c)
 {
 	int n = c->count, edges = 0;
 	for (int k = 0; k < c->distance.count; ++k)
@@ -264,7 +264,7 @@ bool pbd_tethers_rebuild(pbd_world *w, pbd_cloth *c)
 	uint32_t *edge = pbd_alloc_array(w, 2 * (size_t)edges, sizeof *edge);
 	bool ok = held && hold_mass && (edge || edges == 0);
 	if (ok) {
-		pbd_attachments_mark_held(w, (uint32_t)(c - w->cloths), held);
+		pbd_attachments_mark_held(w, (uint32_t)(c - w->bodies), held);
 		for (int i = 0; i < n; ++i)
 			hold_mass[i] = held[i] || w->pinned[c->first + i] ? 0.0f : 1.0f;
 		int e = 0;
@@ -338,17 +338,17 @@ void pbd_tethers_solve_range(pbd_v4 *p, const pbd_tethers *t, int start, int end
 // ---- The kind's interface (constraints.h)
 
 // From the pins the cloth is created with; pbd_tethers_rebuild follows later holds.
-static bool build_from_mesh(pbd_world *w, pbd_cloth *cloth, const pbd_cloth_mesh *m)
+static bool build_from_mesh(pbd_world *w, pbd_body *cloth, const pbd_cloth_mesh *m)
 {
 	return pbd_tethers_build(w, &cloth->tethers, m->vertex_count, m->inv_mass, m->edge_count, m->edges, m->rest);
 }
 
-static void free_cloth(pbd_world *w, pbd_cloth *cloth) { pbd_tethers_free(w, &cloth->tethers); }
-static int count(const pbd_cloth *cloth) { return cloth->tethers.count; }
+static void free_cloth(pbd_world *w, pbd_body *cloth) { pbd_tethers_free(w, &cloth->tethers); }
+static int count(const pbd_body *cloth) { return cloth->tethers.count; }
 
 // Tethers need no colors: a tether moves only its own particle, and a range takes each
 // particle's tethers whole (pbd_tethers_solve_range), so any split gives the same result.
-static int colors(const pbd_cloth *cloth, const int **start)
+static int colors(const pbd_body *cloth, const int **start)
 {
 	PBD_UNUSED(cloth);
 	*start = NULL;
@@ -359,7 +359,7 @@ static void solve_range(int start, int end, int worker, void *context)
 {
 	PBD_UNUSED(worker);
 	const pbd_constraint_job *job = context;
-	const pbd_cloth *c = job->cloth;
+	const pbd_body *c = job->cloth;
 	float weight = c->areal_density * v3_len(v3_load(job->gravity));
 	pbd_tethers_solve_range(job->p, &c->tethers, start, end, c->material.tether_slack,
 				c->material.stretch_compliance * weight);

@@ -27,7 +27,7 @@ static pbd_v3 gust_wind(const pbd_world_settings *s, pbd_v3 wind, float speed, p
 
 typedef struct air_job {
 	pbd_world *w;
-	const pbd_cloth *c;
+	const pbd_body *c;
 	pbd_v3 wind;       // the settings' wind, its speed and half the air density
 	float speed;
 	float half_rho;
@@ -40,7 +40,7 @@ typedef struct air_job {
 static pbd_v3 triangle_air_share(const air_job *job, int t)
 {
 	const pbd_world *w = job->w;
-	const pbd_cloth *c = job->c;
+	const pbd_body *c = job->c;
 	const pbd_world_settings *s = &w->settings;
 	pbd_v3 wind = job->wind;
 	float speed = job->speed, half_rho = job->half_rho;
@@ -80,7 +80,7 @@ static void air_gather_range(int start, int end, int worker, void *context)
 {
 	PBD_UNUSED(worker);
 	const air_job *job = context;
-	const pbd_cloth *c = job->c;
+	const pbd_body *c = job->c;
 	pbd_v3 *f = job->w->force + c->first;
 	for (int i = start; i < end; ++i) {
 		pbd_v3 sum = v3(0, 0, 0);
@@ -90,7 +90,7 @@ static void air_gather_range(int start, int end, int worker, void *context)
 	}
 }
 
-static void aerodynamic_forces(pbd_world *w, const pbd_cloth *c)
+static void aerodynamic_forces(pbd_world *w, const pbd_body *c)
 {
 	if (c->triangle_count == 0)
 		return;
@@ -112,7 +112,7 @@ void pbd_air_forces(pbd_world *w)
 {
 	if (w->particle_count > 0)  // an empty world has no array at all
 		memset(w->force, 0, (size_t)w->particle_count * sizeof *w->force);
-	for (int s = 0; s < w->cloth_capacity; ++s)
-		if (w->cloths[s].live)
-			aerodynamic_forces(w, &w->cloths[s]);
+	for (int s = 0; s < w->body_capacity; ++s)
+		if (w->bodies[s].live)
+			aerodynamic_forces(w, &w->bodies[s]);
 }

@@ -65,7 +65,7 @@ static bool held_elsewhere(const pbd_world *w, const pbd_attachment *self, uint3
 
 static void make_kinematic(pbd_world *w, const pbd_attachment *a)
 {
-	const pbd_cloth *c = &w->cloths[a->body];
+	const pbd_body *c = &w->bodies[a->body];
 	for (int k = 0; k < a->count; ++k) {
 		int i = c->first + (int)a->vertices[k];
 		w->pinned[i] = 1;
@@ -77,7 +77,7 @@ static void make_kinematic(pbd_world *w, const pbd_attachment *a)
 
 static void release(pbd_world *w, const pbd_attachment *a)
 {
-	const pbd_cloth *c = &w->cloths[a->body];
+	const pbd_body *c = &w->bodies[a->body];
 	for (int k = 0; k < a->count; ++k) {
 		int i = c->first + (int)a->vertices[k];
 		w->pinned[i] = 0;
@@ -121,7 +121,7 @@ pbd_result pbd_attachment_create(pbd_world *world, const pbd_attachment_def *def
 	if (def->internal_cookie != PBD_COOKIE)
 		return pbd_fail(world, PBD_ERR_BAD_DEF, "attachment def was not made by pbd_attachment_def_default()");
 	pbd_result r;
-	pbd_cloth *c = pbd_cloth_lookup(world, def->cloth, &r);
+	pbd_body *c = pbd_cloth_lookup(world, def->cloth, &r);
 	if (!c)
 		return pbd_fail(world, r, "attachment cloth id {%u, %u} is %s", def->cloth.index1, def->cloth.generation,
 				r == PBD_ERR_STALE_ID ? "stale" : "not a cloth of this world");
@@ -138,7 +138,7 @@ pbd_result pbd_attachment_create(pbd_world *world, const pbd_attachment_def *def
 		return pbd_fail(world, PBD_ERR_NOT_FINITE, "attachment max_force is NaN, infinite or beyond 1e12");
 	if (def->max_force < 0.0f)
 		return pbd_fail(world, PBD_ERR_NEGATIVE, "attachment max_force must be >= 0, got %g", (double)def->max_force);
-	uint32_t body = (uint32_t)(c - world->cloths);
+	uint32_t body = (uint32_t)(c - world->bodies);
 	for (int k = 0; k < def->vertex_count; ++k) {
 		uint32_t v = def->vertices[k];
 		if (v >= (uint32_t)c->count)
@@ -186,7 +186,7 @@ pbd_result pbd_attachment_destroy(pbd_world *world, pbd_attachment_id id)
 		return r;
 	if (a->compliance == 0.0f)
 		release(world, a);
-	world->cloths[a->body].holds_changed = true;
+	world->bodies[a->body].holds_changed = true;
 	free_arrays(world, a);
 	return PBD_OK;
 }
@@ -246,7 +246,7 @@ pbd_result pbd_attachment_teleport(pbd_world *world, pbd_attachment_id id, const
 	// The rigid motion that takes the frame from where it was at the end of the last step.
 	pbd_pose from = a->pose_start;
 	pbd_quat turn = quat_mul(to.q, quat_conj(from.q));
-	pbd_cloth *c = &world->cloths[a->body];
+	pbd_body *c = &world->bodies[a->body];
 	for (int i = c->first; i < c->first + c->count; ++i) {
 		pbd_v3 moved = v3_add(quat_rotate(turn, v3_sub(v3_of4(world->x[i]), from.p)), to.p);
 		r = pbd_check_coordinates(world, &moved.x, 3, "teleported vertex");
@@ -280,11 +280,11 @@ pbd_result pbd_attachment_set_compliance(pbd_world *world, pbd_attachment_id id,
 						"vertex %u is already held by another attachment", a->vertices[k]);
 		a->compliance = 0.0f;
 		make_kinematic(world, a);
-		world->cloths[a->body].holds_changed = true;
+		world->bodies[a->body].holds_changed = true;
 	} else if (compliance > 0.0f && a->compliance == 0.0f) {
 		release(world, a);
 		a->compliance = compliance;
-		world->cloths[a->body].holds_changed = true;
+		world->bodies[a->body].holds_changed = true;
 	} else {
 		// Between two compliances nothing changes what holds the cloth.
 		a->compliance = compliance;
@@ -318,7 +318,7 @@ void pbd_attachments_substep(pbd_world *w, float t1)
 			continue;
 		// Kinematic: on the frame's rigid path, which a straight pin path would cut short
 		// when the frame turns.
-		const pbd_cloth *c = &w->cloths[a->body];
+		const pbd_body *c = &w->bodies[a->body];
 		for (int k = 0; k < a->count; ++k) {
 			int i = c->first + (int)a->vertices[k];
 			pbd_v3 target = pose_apply(a->sub_end, a->offset[k]);

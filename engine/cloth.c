@@ -313,7 +313,7 @@ static pbd_result build_edges(pbd_world *w, pbd_cloth_mesh *b)
 
 // Every kind of the table builds its constraints from the mesh. Out of memory, the caller
 // frees what was built (pbd_cloth_release_all frees every kind).
-static pbd_result build_constraints(pbd_world *w, const pbd_cloth_mesh *b, pbd_cloth *cloth)
+static pbd_result build_constraints(pbd_world *w, const pbd_cloth_mesh *b, pbd_body *cloth)
 {
 	for (int k = 0; k < pbd_constraint_kind_count; ++k)
 		if (!pbd_constraint_kinds[k]->build(w, cloth, b))
@@ -356,19 +356,19 @@ bool pbd_reserve_particles(pbd_world *w, int extra)
 
 int pbd_body_slot(pbd_world *w)
 {
-	for (int i = 0; i < w->cloth_capacity; ++i)
-		if (!w->cloths[i].live)
+	for (int i = 0; i < w->body_capacity; ++i)
+		if (!w->bodies[i].live)
 			return i;
-	int cap = maxi(4, w->cloth_capacity * 2);
-	if (!pbd_grow_array(w, (void **)&w->cloths, (size_t)w->cloth_capacity, (size_t)cap, sizeof *w->cloths))
+	int cap = maxi(4, w->body_capacity * 2);
+	if (!pbd_grow_array(w, (void **)&w->bodies, (size_t)w->body_capacity, (size_t)cap, sizeof *w->bodies))
 		return -1;
-	int slot = w->cloth_capacity;
-	w->cloth_capacity = cap;
+	int slot = w->body_capacity;
+	w->body_capacity = cap;
 	return slot;
 }
 
 // The triangles around each vertex, in increasing order (a counting sort by vertex).
-static bool build_vertex_triangles(pbd_world *world, pbd_cloth *c)
+static bool build_vertex_triangles(pbd_world *world, pbd_body *c)
 {
 	size_t corners = (size_t)c->triangle_count * 3;
 	c->vertex_triangle_start = pbd_alloc_array(world, (size_t)c->count + 1, sizeof *c->vertex_triangle_start);
@@ -417,7 +417,7 @@ pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_clot
 		r = build_masses(world, def, &b);
 	if (r == PBD_OK)
 		r = build_edges(world, &b);
-	pbd_cloth cloth;
+	pbd_body cloth;
 	memset(&cloth, 0, sizeof cloth);
 	cloth.material = def->material;
 	cloth.count = b.vertex_count;
@@ -494,20 +494,20 @@ pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_clot
 	}
 	cloth.areal_density = (float)(mass / area);
 	world->particle_count += b.vertex_count;
-	uint32_t generation = world->cloths[slot].generation + 1;
+	uint32_t generation = world->bodies[slot].generation + 1;
 	cloth.first = first;
 	cloth.generation = generation;
 	cloth.live = true;
 	cloth.kind = PBD_BODY_CLOTH;
-	world->cloths[slot] = cloth;
+	world->bodies[slot] = cloth;
 	world->topology_dirty = true;
-	pbd_cloth_refresh_outputs(world, &world->cloths[slot]);
+	pbd_cloth_refresh_outputs(world, &world->bodies[slot]);
 	build_free(world, &b);
 	*out_id = (pbd_cloth_id){(uint32_t)slot + 1, generation};
 	return PBD_OK;
 }
 
-void pbd_cloth_release_all(pbd_world *w, pbd_cloth *c)
+void pbd_cloth_release_all(pbd_world *w, pbd_body *c)
 {
 	size_t n3 = (size_t)c->count * 3;
 	pbd_free_array(w, c->vertex_triangle_start, (size_t)c->count + 1, sizeof *c->vertex_triangle_start);
@@ -527,33 +527,33 @@ void pbd_cloth_release_all(pbd_world *w, pbd_cloth *c)
 	c->live = false;
 }
 
-pbd_cloth *pbd_body_lookup(const pbd_world *world, uint32_t index1, uint32_t generation, int kind, pbd_result *why)
+pbd_body *pbd_body_lookup(const pbd_world *world, uint32_t index1, uint32_t generation, int kind, pbd_result *why)
 {
 	pbd_result r = PBD_ERR_NULL_ARGUMENT;
-	pbd_cloth *c = NULL;
+	pbd_body *c = NULL;
 	if (world) {
-		bool in_range = index1 >= 1 && index1 <= (uint32_t)world->cloth_capacity;
-		const pbd_cloth *slot = in_range ? &world->cloths[index1 - 1] : NULL;
-		r = pbd_check_slot(index1, generation, world->cloth_capacity, slot && slot->live, slot ? slot->generation : 0);
+		bool in_range = index1 >= 1 && index1 <= (uint32_t)world->body_capacity;
+		const pbd_body *slot = in_range ? &world->bodies[index1 - 1] : NULL;
+		r = pbd_check_slot(index1, generation, world->body_capacity, slot && slot->live, slot ? slot->generation : 0);
 		if (r == PBD_OK && slot->kind != kind)
 			r = PBD_ERR_UNKNOWN_ID;
 		if (r == PBD_OK)
-			c = &world->cloths[index1 - 1];
+			c = &world->bodies[index1 - 1];
 	}
 	if (why)
 		*why = r;
 	return c;
 }
 
-pbd_cloth *pbd_cloth_lookup(const pbd_world *world, pbd_cloth_id id, pbd_result *why)
+pbd_body *pbd_cloth_lookup(const pbd_world *world, pbd_cloth_id id, pbd_result *why)
 {
 	return pbd_body_lookup(world, id.index1, id.generation, PBD_BODY_CLOTH, why);
 }
 
 // Looks up a cloth and writes the error message when it fails.
-static pbd_cloth *get_cloth(const pbd_world *world, pbd_cloth_id id, pbd_result *why)
+static pbd_body *get_cloth(const pbd_world *world, pbd_cloth_id id, pbd_result *why)
 {
-	pbd_cloth *c = pbd_cloth_lookup(world, id, why);
+	pbd_body *c = pbd_cloth_lookup(world, id, why);
 	if (!c && world)
 		pbd_fail((pbd_world *)world, *why, "cloth id {%u, %u} is %s", id.index1, id.generation,
 			 *why == PBD_ERR_STALE_ID ? "stale (the cloth was destroyed)" : "not a cloth of this world");
@@ -570,14 +570,14 @@ pbd_result pbd_cloth_check(const pbd_world *world, pbd_cloth_id id)
 pbd_result pbd_cloth_destroy(pbd_world *world, pbd_cloth_id id)
 {
 	pbd_result r;
-	pbd_cloth *c = get_cloth(world, id, &r);
+	pbd_body *c = get_cloth(world, id, &r);
 	if (!c)
 		return r;
 	pbd_body_remove(world, c);
 	return PBD_OK;
 }
 
-void pbd_body_remove(pbd_world *world, pbd_cloth *c)
+void pbd_body_remove(pbd_world *world, pbd_body *c)
 {
 	int first = c->first, count = c->count, tail = world->particle_count - first - count;
 	// Close the gap in the particle arrays; later cloths move down.
@@ -585,10 +585,10 @@ void pbd_body_remove(pbd_world *world, pbd_cloth *c)
 	PBD_PARTICLE_ARRAYS(PBD_SHIFT)
 #undef PBD_SHIFT
 	world->particle_count -= count;
-	for (int i = 0; i < world->cloth_capacity; ++i)
-		if (world->cloths[i].live && world->cloths[i].first > first)
-			world->cloths[i].first -= count;
-	pbd_attachments_remove_body(world, (uint32_t)(c - world->cloths));
+	for (int i = 0; i < world->body_capacity; ++i)
+		if (world->bodies[i].live && world->bodies[i].first > first)
+			world->bodies[i].first -= count;
+	pbd_attachments_remove_body(world, (uint32_t)(c - world->bodies));
 	pbd_cloth_release_all(world, c);
 	world->contact_count = 0;
 	world->vt_count = world->ee_count = world->pp_count = 0;
@@ -598,7 +598,7 @@ void pbd_body_remove(pbd_world *world, pbd_cloth *c)
 pbd_result pbd_cloth_set_material(pbd_world *world, pbd_cloth_id id, const pbd_cloth_material *material)
 {
 	pbd_result r;
-	pbd_cloth *c = get_cloth(world, id, &r);
+	pbd_body *c = get_cloth(world, id, &r);
 	if (!c)
 		return r;
 	if (!material)
@@ -615,7 +615,7 @@ pbd_result pbd_cloth_set_material(pbd_world *world, pbd_cloth_id id, const pbd_c
 pbd_result pbd_cloth_set_areal_density(pbd_world *world, pbd_cloth_id id, float areal_density)
 {
 	pbd_result r;
-	pbd_cloth *c = get_cloth(world, id, &r);
+	pbd_body *c = get_cloth(world, id, &r);
 	if (!c)
 		return r;
 	if (!isfinite(areal_density))
@@ -645,14 +645,14 @@ pbd_result pbd_cloth_set_areal_density(pbd_world *world, pbd_cloth_id id, float 
 
 float pbd_cloth_get_areal_density(const pbd_world *world, pbd_cloth_id id)
 {
-	pbd_cloth *c = pbd_cloth_lookup(world, id, NULL);
+	pbd_body *c = pbd_cloth_lookup(world, id, NULL);
 	return c ? c->areal_density : 0.0f;
 }
 
 pbd_result pbd_cloth_get_material(const pbd_world *world, pbd_cloth_id id, pbd_cloth_material *out)
 {
 	pbd_result r;
-	pbd_cloth *c = get_cloth(world, id, &r);
+	pbd_body *c = get_cloth(world, id, &r);
 	if (!c)
 		return r;
 	if (!out)
@@ -664,7 +664,7 @@ pbd_result pbd_cloth_get_material(const pbd_world *world, pbd_cloth_id id, pbd_c
 static const float *borrow(const pbd_world *world, pbd_cloth_id id, int *vertex_count, int which)
 {
 	pbd_result r;
-	pbd_cloth *c = pbd_cloth_lookup(world, id, &r);
+	pbd_body *c = pbd_cloth_lookup(world, id, &r);
 	if (vertex_count)
 		*vertex_count = c ? c->count : 0;
 	if (!c)
@@ -689,7 +689,7 @@ const float *pbd_cloth_velocities(const pbd_world *world, pbd_cloth_id id, int *
 
 const uint32_t *pbd_cloth_indices(const pbd_world *world, pbd_cloth_id id, int *triangle_count)
 {
-	pbd_cloth *c = pbd_cloth_lookup(world, id, NULL);
+	pbd_body *c = pbd_cloth_lookup(world, id, NULL);
 	if (triangle_count)
 		*triangle_count = c ? c->triangle_count : 0;
 	return c ? c->triangles : NULL;
@@ -698,7 +698,7 @@ const uint32_t *pbd_cloth_indices(const pbd_world *world, pbd_cloth_id id, int *
 static pbd_result copy_out(const pbd_world *world, pbd_cloth_id id, float *out, int capacity, int which)
 {
 	pbd_result r;
-	pbd_cloth *c = get_cloth(world, id, &r);
+	pbd_body *c = get_cloth(world, id, &r);
 	if (!c)
 		return r;
 	if (!out)
@@ -720,9 +720,9 @@ pbd_result pbd_cloth_copy_normals(const pbd_world *world, pbd_cloth_id id, float
 	return copy_out(world, id, out, capacity, 1);
 }
 
-static pbd_cloth *get_vertex(pbd_world *world, pbd_cloth_id id, int vertex, pbd_result *r)
+static pbd_body *get_vertex(pbd_world *world, pbd_cloth_id id, int vertex, pbd_result *r)
 {
-	pbd_cloth *c = get_cloth(world, id, r);
+	pbd_body *c = get_cloth(world, id, r);
 	if (c && (vertex < 0 || vertex >= c->count)) {
 		*r = pbd_fail(world, PBD_ERR_INDEX_OUT_OF_RANGE, "vertex %d of a cloth with %d vertices", vertex, c->count);
 		return NULL;
@@ -733,7 +733,7 @@ static pbd_cloth *get_vertex(pbd_world *world, pbd_cloth_id id, int vertex, pbd_
 pbd_result pbd_cloth_get_inverse_mass(const pbd_world *world, pbd_cloth_id id, int vertex, float *out)
 {
 	pbd_result r;
-	pbd_cloth *c = get_vertex((pbd_world *)world, id, vertex, &r);
+	pbd_body *c = get_vertex((pbd_world *)world, id, vertex, &r);
 	if (!c)
 		return r;
 	if (!out)
@@ -752,7 +752,7 @@ static pbd_result held_vertex(pbd_world *world, int vertex, const char *what)
 pbd_result pbd_cloth_pin_vertex(pbd_world *world, pbd_cloth_id id, int vertex, const float position[3])
 {
 	pbd_result r;
-	pbd_cloth *c = get_vertex(world, id, vertex, &r);
+	pbd_body *c = get_vertex(world, id, vertex, &r);
 	if (!c)
 		return r;
 	if (!position)
@@ -760,7 +760,7 @@ pbd_result pbd_cloth_pin_vertex(pbd_world *world, pbd_cloth_id id, int vertex, c
 	r = pbd_check_coordinates(world, position, 3, "pin position");
 	if (r != PBD_OK)
 		return r;
-	if (pbd_attachment_holds(world, (uint32_t)(c - world->cloths), (uint32_t)vertex))
+	if (pbd_attachment_holds(world, (uint32_t)(c - world->bodies), (uint32_t)vertex))
 		return held_vertex(world, vertex, "pinned");
 	int k = c->first + vertex;
 	if (!world->pinned[k]) {
@@ -777,10 +777,10 @@ pbd_result pbd_cloth_pin_vertex(pbd_world *world, pbd_cloth_id id, int vertex, c
 pbd_result pbd_cloth_release_vertex(pbd_world *world, pbd_cloth_id id, int vertex)
 {
 	pbd_result r;
-	pbd_cloth *c = get_vertex(world, id, vertex, &r);
+	pbd_body *c = get_vertex(world, id, vertex, &r);
 	if (!c)
 		return r;
-	if (pbd_attachment_holds(world, (uint32_t)(c - world->cloths), (uint32_t)vertex))
+	if (pbd_attachment_holds(world, (uint32_t)(c - world->bodies), (uint32_t)vertex))
 		return held_vertex(world, vertex, "released");
 	int k = c->first + vertex;
 	c->holds_changed |= world->pinned[k] != 0;
@@ -792,7 +792,7 @@ pbd_result pbd_cloth_release_vertex(pbd_world *world, pbd_cloth_id id, int verte
 pbd_result pbd_cloth_set_velocities(pbd_world *world, pbd_cloth_id id, const float *xyz, int count)
 {
 	pbd_result r;
-	pbd_cloth *c = get_cloth(world, id, &r);
+	pbd_body *c = get_cloth(world, id, &r);
 	if (!c)
 		return r;
 	if (!xyz)
@@ -817,7 +817,7 @@ pbd_result pbd_cloth_set_velocities(pbd_world *world, pbd_cloth_id id, const flo
 pbd_result pbd_cloth_teleport(pbd_world *world, pbd_cloth_id id, const float offset[3], const float velocity[3])
 {
 	pbd_result r;
-	pbd_cloth *c = get_cloth(world, id, &r);
+	pbd_body *c = get_cloth(world, id, &r);
 	if (!c)
 		return r;
 	if ((offset && !pbd_finite_n(offset, 3)) || (velocity && !pbd_finite_n(velocity, 3)))
@@ -842,7 +842,7 @@ pbd_result pbd_cloth_teleport(pbd_world *world, pbd_cloth_id id, const float off
 
 typedef struct outputs_job {
 	pbd_world *w;
-	pbd_cloth *c;
+	pbd_body *c;
 } outputs_job;
 
 static void face_normals_range(int start, int end, int worker, void *context)
@@ -862,7 +862,7 @@ static void vertex_outputs_range(int start, int end, int worker, void *context)
 {
 	PBD_UNUSED(worker);
 	const outputs_job *job = context;
-	const pbd_cloth *c = job->c;
+	const pbd_body *c = job->c;
 	const pbd_v4 *x = job->w->x + c->first;
 	for (int i = start; i < end; ++i) {
 		pbd_v3 n = v3(0, 0, 0);
@@ -876,7 +876,7 @@ static void vertex_outputs_range(int start, int end, int worker, void *context)
 	}
 }
 
-void pbd_cloth_refresh_outputs(pbd_world *w, pbd_cloth *c)
+void pbd_cloth_refresh_outputs(pbd_world *w, pbd_body *c)
 {
 	outputs_job job = {w, c};
 	if (c->triangle_scratch)

@@ -15,7 +15,7 @@ pbd_grab_def pbd_grab_def_default(void)
 }
 
 // Twice the mean rest edge at the vertex: its one-ring and most of the next.
-static float default_radius(const pbd_world *w, const pbd_cloth *c, int vertex)
+static float default_radius(const pbd_world *w, const pbd_body *c, int vertex)
 {
 	float sum = 0.0f;
 	int edges = 0;
@@ -33,7 +33,7 @@ static float default_radius(const pbd_world *w, const pbd_cloth *c, int vertex)
 	return edges ? 2.0f * sum / (float)edges : 0.0f;
 }
 
-static float cloth_mass(const pbd_world *w, const pbd_cloth *c)
+static float cloth_mass(const pbd_world *w, const pbd_body *c)
 {
 	double mass = 0.0;
 	for (int i = 0; i < c->count; ++i) {
@@ -43,12 +43,12 @@ static float cloth_mass(const pbd_world *w, const pbd_cloth *c)
 	return (float)mass;
 }
 
-static pbd_result check_grab_def(pbd_world *w, const pbd_grab_def *def, const pbd_cloth **out)
+static pbd_result check_grab_def(pbd_world *w, const pbd_grab_def *def, const pbd_body **out)
 {
 	if (def->internal_cookie != PBD_COOKIE)
 		return pbd_fail(w, PBD_ERR_BAD_DEF, "grab def was not made by pbd_grab_def_default()");
 	pbd_result r;
-	const pbd_cloth *c = pbd_cloth_lookup(w, def->cloth, &r);
+	const pbd_body *c = pbd_cloth_lookup(w, def->cloth, &r);
 	if (!c)
 		return pbd_fail(w, r, "grab cloth id {%u, %u} is %s", def->cloth.index1, def->cloth.generation,
 				r == PBD_ERR_STALE_ID ? "stale" : "not a cloth of this world");
@@ -72,11 +72,11 @@ pbd_result pbd_grab_begin(pbd_world *world, const pbd_grab_def *def, pbd_attachm
 		*out_id = (pbd_attachment_id){0, 0};
 	if (!world || !def || !out_id)
 		return pbd_fail(world, PBD_ERR_NULL_ARGUMENT, "pbd_grab_begin needs a world, a def and an out id");
-	const pbd_cloth *c = NULL;
+	const pbd_body *c = NULL;
 	pbd_result r = check_grab_def(world, def, &c);
 	if (r != PBD_OK)
 		return r;
-	uint32_t body = (uint32_t)(c - world->cloths);
+	uint32_t body = (uint32_t)(c - world->bodies);
 	float radius = def->radius > 0.0f ? def->radius : default_radius(world, c, def->vertex);
 	uint32_t *patch = pbd_alloc_array(world, (size_t)c->count, sizeof *patch);
 	if (!patch)

@@ -46,7 +46,7 @@ pbd_result pbd_particles_create(pbd_world *world, const pbd_particles_def *def, 
 	if (r != PBD_OK)
 		return r;
 	size_t n3 = (size_t)def->count * 3;
-	pbd_cloth body;
+	pbd_body body;
 	memset(&body, 0, sizeof body);
 	body.kind = PBD_BODY_PARTICLES;
 	body.count = def->count;
@@ -81,19 +81,19 @@ pbd_result pbd_particles_create(pbd_world *world, const pbd_particles_def *def, 
 	}
 	world->particle_count += def->count;
 	body.first = first;
-	body.generation = world->cloths[slot].generation + 1;
+	body.generation = world->bodies[slot].generation + 1;
 	body.live = true;
-	world->cloths[slot] = body;
+	world->bodies[slot] = body;
 	world->topology_dirty = true;
-	pbd_cloth_refresh_outputs(world, &world->cloths[slot]);
+	pbd_cloth_refresh_outputs(world, &world->bodies[slot]);
 	*out_id = (pbd_particles_id){(uint32_t)slot + 1, body.generation};
 	return PBD_OK;
 }
 
-static pbd_cloth *get_group(const pbd_world *world, pbd_particles_id id, pbd_result *why)
+static pbd_body *get_group(const pbd_world *world, pbd_particles_id id, pbd_result *why)
 {
 	pbd_result r;
-	pbd_cloth *c = pbd_body_lookup(world, id.index1, id.generation, PBD_BODY_PARTICLES, &r);
+	pbd_body *c = pbd_body_lookup(world, id.index1, id.generation, PBD_BODY_PARTICLES, &r);
 	if (!c && world)
 		pbd_fail((pbd_world *)world, r, "particles id {%u, %u} is %s", id.index1, id.generation,
 			 r == PBD_ERR_STALE_ID ? "stale (the group was destroyed)" : "not a particle group of this world");
@@ -105,7 +105,7 @@ static pbd_cloth *get_group(const pbd_world *world, pbd_particles_id id, pbd_res
 pbd_result pbd_particles_destroy(pbd_world *world, pbd_particles_id id)
 {
 	pbd_result r;
-	pbd_cloth *c = get_group(world, id, &r);
+	pbd_body *c = get_group(world, id, &r);
 	if (!c)
 		return r;
 	pbd_body_remove(world, c);
@@ -114,7 +114,7 @@ pbd_result pbd_particles_destroy(pbd_world *world, pbd_particles_id id)
 
 const float *pbd_particles_positions(const pbd_world *world, pbd_particles_id id, int *count)
 {
-	pbd_cloth *c = get_group(world, id, NULL);
+	pbd_body *c = get_group(world, id, NULL);
 	if (count)
 		*count = c ? c->count : 0;
 	return c ? c->out_positions : NULL;
@@ -122,7 +122,7 @@ const float *pbd_particles_positions(const pbd_world *world, pbd_particles_id id
 
 const float *pbd_particles_velocities(const pbd_world *world, pbd_particles_id id, int *count)
 {
-	pbd_cloth *c = get_group(world, id, NULL);
+	pbd_body *c = get_group(world, id, NULL);
 	if (count)
 		*count = c ? c->count : 0;
 	return c ? c->out_velocities : NULL;
@@ -130,7 +130,7 @@ const float *pbd_particles_velocities(const pbd_world *world, pbd_particles_id i
 
 float pbd_particles_radius(const pbd_world *world, pbd_particles_id id)
 {
-	pbd_cloth *c = get_group(world, id, NULL);
+	pbd_body *c = get_group(world, id, NULL);
 	return c ? c->particle_radius : 0.0f;
 }
 
@@ -138,7 +138,7 @@ pbd_result pbd_particles_set(pbd_world *world, pbd_particles_id id, int index, c
 			     const float velocity[3])
 {
 	pbd_result r;
-	pbd_cloth *c = get_group(world, id, &r);
+	pbd_body *c = get_group(world, id, &r);
 	if (!c)
 		return r;
 	if (index < 0 || index >= c->count)
@@ -165,7 +165,7 @@ pbd_result pbd_particles_set_friction(pbd_world *world, pbd_particles_id id, flo
 				      float kinetic_friction)
 {
 	pbd_result r;
-	pbd_cloth *c = get_group(world, id, &r);
+	pbd_body *c = get_group(world, id, &r);
 	if (!c)
 		return r;
 	if (!isfinite(static_friction) || !isfinite(kinetic_friction))

@@ -135,8 +135,8 @@ static bool colors_cover(int count, int colors, const int *start)
 // Each cloth, each kind in the table's order (constraints/kinds.c).
 static void project(pbd_world *w, float inv_h2, int pass, int passes)
 {
-	for (int s = 0; s < w->cloth_capacity; ++s) {
-		pbd_cloth *c = &w->cloths[s];
+	for (int s = 0; s < w->body_capacity; ++s) {
+		pbd_body *c = &w->bodies[s];
 		if (!c->live)
 			continue;
 		pbd_constraint_job job = {w->p + c->first, c, 0, inv_h2, w->settings.gravity, pass == 0, pass + 1 < passes};
@@ -234,7 +234,7 @@ static void strain_range(int start, int end, int worker, void *context)
 }
 
 // The largest stretch strain of a cloth, on all threads: a maximum is the same in any order.
-static float max_stretch(pbd_world *w, const pbd_cloth *c)
+static float max_stretch(pbd_world *w, const pbd_body *c)
 {
 	strain_job job = {w->x + c->first, &c->distance, 0};
 	pbd_parallel_for(w, strain_range, c->distance.count, 2048, &job);
@@ -247,8 +247,8 @@ static float max_stretch(pbd_world *w, const pbd_cloth *c)
 static void finalize(pbd_world *w, float dt)
 {
 	float strain = 0.0f;
-	for (int s = 0; s < w->cloth_capacity; ++s) {
-		pbd_cloth *c = &w->cloths[s];
+	for (int s = 0; s < w->body_capacity; ++s) {
+		pbd_body *c = &w->bodies[s];
 		if (!c->live)
 			continue;
 		pbd_damp_cloth(w, c, dt);
@@ -270,8 +270,8 @@ static void finalize(pbd_world *w, float dt)
 // none, and stretched 189% at 64 x 64). Out of memory, it keeps its old ones and asks again.
 static void refresh_tethers(pbd_world *w)
 {
-	for (int s = 0; s < w->cloth_capacity; ++s) {
-		pbd_cloth *c = &w->cloths[s];
+	for (int s = 0; s < w->body_capacity; ++s) {
+		pbd_body *c = &w->bodies[s];
 		if (c->live && c->kind == PBD_BODY_CLOTH && c->holds_changed && c->material.tether_slack >= 0.0f)
 			c->holds_changed = !pbd_tethers_rebuild(w, c);
 	}

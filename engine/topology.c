@@ -28,8 +28,8 @@ bool pbd_topology_update(pbd_world *w)
 	if (!w->topology_dirty)
 		return true;
 	int tris = 0, edges = 0;
-	for (int s = 0; s < w->cloth_capacity; ++s) {
-		const pbd_cloth *c = &w->cloths[s];
+	for (int s = 0; s < w->body_capacity; ++s) {
+		const pbd_body *c = &w->bodies[s];
 		if (!c->live || c->kind != PBD_BODY_CLOTH)
 			continue;
 		tris += c->triangle_count;
@@ -41,8 +41,8 @@ bool pbd_topology_update(pbd_world *w)
 		return false;
 	w->tri_count = w->edge_count = 0;
 	w->max_radius = 0.0f;
-	for (int s = 0; s < w->cloth_capacity; ++s) {
-		const pbd_cloth *c = &w->cloths[s];
+	for (int s = 0; s < w->body_capacity; ++s) {
+		const pbd_body *c = &w->bodies[s];
 		if (!c->live)
 			continue;
 		float radius = c->kind == PBD_BODY_CLOTH ? 0.5f * c->material.thickness : c->particle_radius;

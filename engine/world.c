@@ -108,14 +108,14 @@ void pbd_world_destroy(pbd_world *world)
 {
 	if (!world)
 		return;
-	for (int i = 0; i < world->cloth_capacity; ++i)
-		if (world->cloths[i].live)
-			pbd_cloth_release_all(world, &world->cloths[i]);
+	for (int i = 0; i < world->body_capacity; ++i)
+		if (world->bodies[i].live)
+			pbd_cloth_release_all(world, &world->bodies[i]);
 	size_t n = (size_t)world->particle_capacity;
 #define PBD_RELEASE(name) pbd_free_array(world, world->name, n, sizeof *world->name);
 	PBD_PARTICLE_ARRAYS(PBD_RELEASE)
 #undef PBD_RELEASE
-	pbd_free_array(world, world->cloths, (size_t)world->cloth_capacity, sizeof *world->cloths);
+	pbd_free_array(world, world->bodies, (size_t)world->body_capacity, sizeof *world->bodies);
 	pbd_free_array(world, world->colliders, (size_t)world->collider_capacity, sizeof *world->colliders);
 	pbd_free_array(world, world->contacts, (size_t)world->contact_capacity, sizeof *world->contacts);
 	pbd_pairs_free(world);
@@ -187,8 +187,8 @@ pbd_world_stats pbd_world_get_stats(const pbd_world *world)
 	s.triangles = 0;
 	s.constraints = 0;
 	s.free_particles = 0;
-	for (int i = 0; i < world->cloth_capacity; ++i) {
-		const pbd_cloth *c = &world->cloths[i];
+	for (int i = 0; i < world->body_capacity; ++i) {
+		const pbd_body *c = &world->bodies[i];
 		if (!c->live)
 			continue;
 		if (c->kind == PBD_BODY_PARTICLES) {

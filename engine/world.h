@@ -56,7 +56,8 @@ typedef enum pbd_body_kind {
 	PBD_BODY_PARTICLES = 1,
 } pbd_body_kind;
 
-typedef struct pbd_cloth {
+// A body of the world: a cloth, or a group of free particles (no triangles, no constraints).
+typedef struct pbd_body {
 	uint32_t generation;
 	bool live;
 	uint8_t kind;              // pbd_body_kind
@@ -82,7 +83,7 @@ typedef struct pbd_cloth {
 	int *vertex_triangle_start;
 	uint32_t *vertex_triangles;
 	pbd_v3 *triangle_scratch;  // one vector per triangle, written and read within one stage
-} pbd_cloth;
+} pbd_body;
 
 // Contact candidates of one substep (collision/pairs.c), solved by constraints/.
 typedef struct pbd_vt_contact {
@@ -199,9 +200,10 @@ struct pbd_world {
 	pbd_world_settings settings;
 	double time;               // simulated seconds, drives wind gusts
 
-	// Cloth and collider tables; slots are reused, generations catch stale ids.
-	pbd_cloth *cloths;
-	int cloth_capacity;
+	// Body and collider tables; slots are reused, generations catch stale ids. A body is a
+	// cloth (PBD_BODY_CLOTH) or a group of free particles (PBD_BODY_PARTICLES).
+	pbd_body *bodies;
+	int body_capacity;
 	pbd_collider *colliders;
 	int collider_capacity;
 	pbd_attachment *attachments;
@@ -306,13 +308,13 @@ static inline const pbd_v4 *pbd_motion_starts(const pbd_world *w) { return w->ca
 // The friction of a contact between bodies (slots) a and b, and of body a against a collider.
 static inline pbd_friction_pair pbd_bodies_friction(const pbd_world *w, uint32_t a, uint32_t b)
 {
-	const pbd_cloth_material *ma = &w->cloths[a].material, *mb = &w->cloths[b].material;
+	const pbd_cloth_material *ma = &w->bodies[a].material, *mb = &w->bodies[b].material;
 	return pbd_mix_friction(ma->static_friction, ma->kinetic_friction, mb->static_friction, mb->kinetic_friction);
 }
 
 static inline pbd_friction_pair pbd_collider_friction(const pbd_world *w, uint32_t body, const pbd_collider *c)
 {
-	const pbd_cloth_material *m = &w->cloths[body].material;
+	const pbd_cloth_material *m = &w->bodies[body].material;
 	return pbd_mix_friction(m->static_friction, m->kinetic_friction, c->static_friction, c->kinetic_friction);
 }
 
@@ -380,16 +382,16 @@ static inline pbd_result pbd_check_slot(uint32_t index1, uint32_t id_generation,
 }
 
 // A live body of the given kind by id; *why says why not (stale, unknown).
-pbd_cloth *pbd_body_lookup(const pbd_world *world, uint32_t index1, uint32_t generation, int kind, pbd_result *why);
-pbd_cloth *pbd_cloth_lookup(const pbd_world *world, pbd_cloth_id id, pbd_result *why);
+pbd_body *pbd_body_lookup(const pbd_world *world, uint32_t index1, uint32_t generation, int kind, pbd_result *why);
+pbd_body *pbd_cloth_lookup(const pbd_world *world, pbd_cloth_id id, pbd_result *why);
 pbd_collider *pbd_collider_lookup(const pbd_world *world, pbd_collider_id id, pbd_result *why);
-void pbd_cloth_release_all(pbd_world *world, pbd_cloth *cloth);
+void pbd_cloth_release_all(pbd_world *world, pbd_body *cloth);
 // Removes a body's particles from the world arrays and frees it.
-void pbd_body_remove(pbd_world *world, pbd_cloth *body);
+void pbd_body_remove(pbd_world *world, pbd_body *body);
 // A free body slot (the table grows); -1 when out of memory.
 int pbd_body_slot(pbd_world *world);
 bool pbd_reserve_particles(pbd_world *world, int extra);
-void pbd_cloth_refresh_outputs(pbd_world *world, pbd_cloth *cloth);
+void pbd_cloth_refresh_outputs(pbd_world *world, pbd_body *cloth);
 
 // constraints/particle_collider.c: projects the contacts found this substep; returns how
 // many were touching.

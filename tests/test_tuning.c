@@ -23,8 +23,8 @@ static float elongation(const pbd_world *w, float *largest)
 	static float e[1 << 16];
 	int n = 0;
 	float worst = 0.0f;
-	for (int s = 0; s < w->cloth_capacity; ++s) {
-		const pbd_cloth *c = &w->cloths[s];
+	for (int s = 0; s < w->body_capacity; ++s) {
+		const pbd_body *c = &w->bodies[s];
 		if (!c->live || c->kind != PBD_BODY_CLOTH)
 			continue;
 		const pbd_distance_constraints *d = &c->distance;
