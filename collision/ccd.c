@@ -368,7 +368,7 @@ static int guard_round(pbd_world *w, uint32_t round, bool final_round, int64_t *
 		// Spheres may not pass through each other: they must not get closer than half
 		// their radii's sum while moving.
 		if (pbd_ccd_sphere_sphere(at(&pbd_motion_starts(w)[c->i]), at(&w->p[c->i]), at(&pbd_motion_starts(w)[c->j]), at(&w->p[c->j]),
-					  0.5 * c->distance, &toi)) {
+					  0.5 * c->thickness, &toi)) {
 			double f = final_round ? 0.0 : safe_fraction(toi);
 			bool changed = pbd_guard_limit_motion(w, c->i, f, round);
 			changed |= pbd_guard_limit_motion(w, c->j, f, round);

@@ -195,7 +195,7 @@ static bool close_pairs(pbd_world *w, int64_t *tested)
 		(*tested)++;
 		double toi;
 		if (pbd_ccd_sphere_sphere(d3_of(v3_of4(w->x[c->i])), d3_of(start_of(w, c->i)), d3_of(v3_of4(w->x[c->j])),
-					  d3_of(start_of(w, c->j)), 0.5 * c->distance, &toi))
+					  d3_of(start_of(w, c->j)), 0.5 * c->thickness, &toi))
 			changed |= carry_group(w, ids, 2, carrier(w, ids, 2));
 	}
 	return changed;

@@ -21,14 +21,14 @@ int pbd_particle_particle_solve(pbd_world *w)
 			continue;
 		pbd_v3 d = v3_sub(v3_of4(*a), v3_of4(*b));
 		float l2 = v3_len2(d);
-		if (l2 >= c->distance * c->distance)
+		if (l2 >= c->thickness * c->thickness)
 			continue;
 		float l = sqrtf(l2);
 		// Coincident centres: separate along the start offset, or straight up.
 		pbd_v3 n = l > 1e-9f ? v3_scale(d, 1.0f / l)
 				     : v3_normalize_or(v3_sub(v3_of4(w->x[c->i]), v3_of4(w->x[c->j])), v3(0, 1, 0));
 		touching++;
-		float depth = c->distance - l;
+		float depth = c->thickness - l;
 		float dl = depth / wsum;
 		v4_set3(a, v3_mad(v3_of4(*a), n, wa * dl));
 		v4_set3(b, v3_mad(v3_of4(*b), n, -wb * dl));

@@ -103,7 +103,7 @@ typedef struct pbd_ee_contact {
 
 typedef struct pbd_pp_contact {
 	uint32_t i, j;
-	float distance;            // sum of radii
+	float thickness;           // kept between the centres: the sum of the radii
 	uint8_t cloth_side;        // a free particle against a cloth vertex: 1 when i is the cloth's, 2 when j is
 } pbd_pp_contact;
 
