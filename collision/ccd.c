@@ -412,6 +412,13 @@ int pbd_ccd_guard(pbd_world *w, int64_t *tested)
 	return caught;
 }
 
+void pbd_ccd_free(pbd_world *w)
+{
+	pbd_free_array(w, w->ccd_stamp, (size_t)w->ccd_stamp_capacity, sizeof *w->ccd_stamp);
+	pbd_free_array(w, w->guard_live, (size_t)w->guard_live_capacity, sizeof *w->guard_live);
+	pbd_free_array(w, w->guard_pairs, (size_t)w->guard_pairs_capacity, sizeof *w->guard_pairs);
+}
+
 void pbd_ccd_trim(pbd_world *w)
 {
 	pbd_trim_array(w, (void **)&w->guard_live, &w->guard_live_capacity, w->guard_live_peak, 0, sizeof *w->guard_live);

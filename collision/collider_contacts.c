@@ -248,6 +248,13 @@ bool pbd_collider_contacts_find(pbd_world *w)
 	return true;
 }
 
+void pbd_collider_contacts_free(pbd_world *w)
+{
+	pbd_free_array(w, w->contacts, (size_t)w->contact_capacity, sizeof *w->contacts);
+	pbd_free_array(w, w->contact_keep, (size_t)w->contact_keep_capacity, sizeof *w->contact_keep);
+	pbd_free_array(w, w->cloth_extents, (size_t)w->cloth_extent_capacity, sizeof *w->cloth_extents);
+}
+
 void pbd_collider_contacts_trim(pbd_world *w)
 {
 	pbd_trim_array(w, (void **)&w->contacts, &w->contact_capacity, w->contact_peak, w->contact_count,

@@ -688,12 +688,6 @@ void pbd_pairs_free(pbd_world *w)
 	pbd_grid_free(w, &w->edge_grid);
 	pbd_free_array(w, w->boxes, (size_t)w->box_capacity, sizeof *w->boxes);
 	free_regions(w);
-	pbd_free_array(w, w->ccd_stamp, (size_t)w->ccd_stamp_capacity, sizeof *w->ccd_stamp);
-	pbd_free_array(w, w->guard_live, (size_t)w->guard_live_capacity, sizeof *w->guard_live);
-	pbd_free_array(w, w->contact_keep, (size_t)w->contact_keep_capacity, sizeof *w->contact_keep);
-	pbd_free_array(w, w->cloth_extents, (size_t)w->cloth_extent_capacity, sizeof *w->cloth_extents);
-	pbd_free_array(w, w->guard_pairs, (size_t)w->guard_pairs_capacity, sizeof *w->guard_pairs);
-	pbd_collider_carry_free(w);
 	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k) {
 		pbd_pair_chunk *c = &w->pair_chunks[k];
 		pbd_free_array(w, c->vt, (size_t)c->vt_capacity, sizeof *c->vt);

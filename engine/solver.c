@@ -33,20 +33,6 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-void pbd_parallel_for(pbd_world *w, pbd_task_fn *task, int count, int min_range, void *context)
-{
-	PBD_ASSERT(task && min_range > 0);
-	if (count <= 0)
-		return;
-	if (!w->enqueue_task || w->worker_count < 2 || count < 2 * min_range) {
-		task(0, count, 0, context);
-		return;
-	}
-	void *handle = w->enqueue_task(task, count, min_range, context, w->user_task_context);
-	if (handle)
-		w->finish_task(handle, w->user_task_context);
-}
-
 // Passes of the final push of cloth triangles off round colliders.
 #define COLLIDER_TRIANGLE_PASSES 8
 

@@ -117,8 +117,11 @@ void pbd_world_destroy(pbd_world *world)
 #undef PBD_RELEASE
 	pbd_free_array(world, world->bodies, (size_t)world->body_capacity, sizeof *world->bodies);
 	pbd_free_array(world, world->colliders, (size_t)world->collider_capacity, sizeof *world->colliders);
-	pbd_free_array(world, world->contacts, (size_t)world->contact_capacity, sizeof *world->contacts);
+	// Each contact module frees its own state.
 	pbd_pairs_free(world);
+	pbd_collider_contacts_free(world);
+	pbd_collider_carry_free(world);
+	pbd_ccd_free(world);
 	pbd_attachments_free(world);
 	pbd_world copy = *world;
 	pbd_free(&copy, world, sizeof *world);

@@ -325,7 +325,7 @@ static inline pbd_friction_pair pbd_collider_friction(const pbd_world *w, uint32
 // Smallest ranges worth a thread: below these the hand-over costs more than the work.
 #define PBD_PARTICLES_PER_RANGE 256
 #define PBD_CONSTRAINTS_PER_RANGE 128
-// solver.c: runs task over items 0..count-1, through the hooks when there are any.
+// tasks.c: runs task over items 0..count-1, through the hooks when there are any.
 void pbd_parallel_for(pbd_world *world, pbd_task_fn *task, int count, int min_range, void *context);
 
 // memory.c
@@ -480,6 +480,9 @@ void pbd_pairs_free(pbd_world *world);
 void pbd_pairs_trim(pbd_world *world);
 void pbd_ccd_trim(pbd_world *world);
 void pbd_collider_contacts_trim(pbd_world *world);
+// What the guard and the collider contacts hold, given back when the world is destroyed.
+void pbd_ccd_free(pbd_world *world);
+void pbd_collider_contacts_free(pbd_world *world);
 // constraints/: contact projection; each returns how many were touching.
 int pbd_vertex_triangle_solve(pbd_world *world);
 int pbd_edge_edge_solve(pbd_world *world);
