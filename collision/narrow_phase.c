@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Signed distances to collider shapes, in the shape's local frame.
-#include <pbd/pbd.h>
-
-#include "collision.h"
+// Collider shapes: signed distances in the shape's local frame, and the closest points of a
+// round collider (sphere, capsule) to a triangle, which the collider contacts and the carry
+// both ask.
+#include "../engine/world.h"
 
 static float box_distance(pbd_v3 he, pbd_v3 p, pbd_v3 *n)
 {
@@ -74,4 +74,42 @@ float pbd_shape_bounding_radius(const pbd_shape_query *shape)
 	case PBD_SHAPE_BOX: return v3_len(shape->half_extents);
 	default: return INFINITY;
 	}
+}
+
+// Closest point of the collider's core (a sphere's centre, a capsule's axis) to `point`,
+// with the collider at `pose`.
+pbd_v3 pbd_round_collider_core(const pbd_collider *c, const pbd_pose *pose, pbd_v3 point)
+{
+	if (c->shape.type == PBD_SHAPE_SPHERE)
+		return pose->p;
+	pbd_v3 axis = quat_rotate(pose->q, v3(0, 1, 0));
+	float s = clampf(v3_dot(v3_sub(point, pose->p), axis), -c->shape.half_height, c->shape.half_height);
+	return v3_mad(pose->p, axis, s);
+}
+
+bool pbd_collider_is_round(const pbd_collider *c)
+{
+	return c->shape.type == PBD_SHAPE_SPHERE || c->shape.type == PBD_SHAPE_CAPSULE;
+}
+
+bool pbd_round_collider_triangle(const pbd_collider *c, const pbd_pose *pose, const pbd_v3 corner[3], float reach,
+				 double bary[3], float *distance, pbd_v3 *normal)
+{
+	pbd_v3 a = corner[0], b = corner[1], cc = corner[2];
+	pbd_v3 centroid = v3_scale(v3_add(a, v3_add(b, cc)), 1.0f / 3.0f);
+	float size = maxf(v3_len(v3_sub(a, centroid)), maxf(v3_len(v3_sub(b, centroid)), v3_len(v3_sub(cc, centroid))));
+	pbd_v3 core = pbd_round_collider_core(c, pose, centroid);
+	if (v3_len(v3_sub(centroid, core)) > reach + size)
+		return false;
+	pbd_d3 closest = d3(0, 0, 0);
+	for (int pass = 0; pass < 2; ++pass) {  // alternate between the axis and the triangle
+		pbd_point_triangle_distance2(d3_of(core), d3_of(a), d3_of(b), d3_of(cc), bary);
+		closest = d3_add(d3_scale(d3_of(a), bary[0]), d3_add(d3_scale(d3_of(b), bary[1]), d3_scale(d3_of(cc), bary[2])));
+		core = pbd_round_collider_core(c, pose, v3((float)closest.x, (float)closest.y, (float)closest.z));
+	}
+	pbd_v3 out = v3_sub(v3((float)closest.x, (float)closest.y, (float)closest.z), core);
+	*distance = v3_len(out);
+	*normal = *distance > 1e-7f ? v3_scale(out, 1.0f / *distance)
+				    : v3_normalize_or(v3_cross(v3_sub(b, a), v3_sub(cc, a)), v3(0, 1, 0));
+	return true;
 }

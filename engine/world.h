@@ -399,6 +399,9 @@ int pbd_collider_contacts_solve(pbd_world *world);
 // Pushes cloth triangles off round colliders; returns how many were deep inside, and in
 // *touching how many it pushed.
 int pbd_collider_triangles_solve(pbd_world *world, int *touching);
+// collision/narrow_phase.c: round colliders. The point of the core (a sphere's centre, a
+// capsule's axis) nearest `point` with the collider at `pose`.
+pbd_v3 pbd_round_collider_core(const pbd_collider *collider, const pbd_pose *pose, pbd_v3 point);
 // Closest point of a triangle to a round collider's core (centre, axis) at `pose`: false
 // when the triangle is further than `reach` plus its own size; otherwise its barycentric
 // coordinates, the distance to the core and the direction away from it.
