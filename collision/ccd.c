@@ -378,6 +378,32 @@ static int guard_round(pbd_world *w, uint32_t round, bool final_round, int64_t *
 	return hits;
 }
 
+// After the guard's rounds: particles inside a moving collider, and the corners of triangles
+// cutting a moving round collider, go back to their starts (see world.h).
+int pbd_collider_settle(pbd_world *w, uint32_t stamp)
+{
+	int changed = 0;
+	for (int k = 0; k < w->collider_capacity; ++k) {
+		const pbd_collider *c = &w->colliders[k];
+		if (!c->live || !pbd_collider_moves(c))
+			continue;
+		float bound = pbd_shape_bounding_radius(&c->shape);
+		for (int i = 0; i < w->particle_count; ++i)
+			if (pbd_collider_near_at_end(c, bound, v3_of4(w->p[i]), 0.0f))
+				changed += pbd_guard_limit_motion(w, (uint32_t)i, 0.0, stamp);
+		if (!pbd_collider_is_round(c))
+			continue;
+		for (int t = 0; t < w->tri_count; ++t) {
+			const uint32_t *v = w->tri + 3 * t;
+			const pbd_v3 corner[3] = {v3_of4(w->p[v[0]]), v3_of4(w->p[v[1]]), v3_of4(w->p[v[2]])};
+			if (pbd_round_collider_within_at_end(c, corner, c->shape.radius))
+				for (int j = 0; j < 3; ++j)
+					changed += pbd_guard_limit_motion(w, v[j], 0.0, stamp);
+		}
+	}
+	return changed;
+}
+
 int pbd_ccd_guard(pbd_world *w, int64_t *tested)
 {
 	// Each round can only shorten motions, and only pairs touching a particle that the last

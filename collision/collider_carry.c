@@ -21,38 +21,11 @@
 // Pair searches the carried starts may ask for in one substep.
 #define CARRY_MAX_SEARCHES 3
 
-static bool pose_moves(const pbd_collider *c)
-{
-	const pbd_pose *a = &c->sub_start, *b = &c->sub_end;
-	return a->p.x != b->p.x || a->p.y != b->p.y || a->p.z != b->p.z || a->q.x != b->q.x || a->q.y != b->q.y ||
-	       a->q.z != b->q.z || a->q.w != b->q.w;
-}
-
 // Where a point fixed to the collider at its substep-start pose is at the substep end.
 static pbd_v3 carry_point(const pbd_collider *c, pbd_v3 x)
 {
 	pbd_v3 local = quat_rotate(quat_conj(c->sub_start.q), v3_sub(x, c->sub_start.p));
 	return v3_add(quat_rotate(c->sub_end.q, local), c->sub_end.p);
-}
-
-// Whether a point is closer than `margin` to the collider's surface, or inside, at its
-// substep-end pose (bound: the shape's bounding radius, a quick rejection).
-static bool near_collider(const pbd_collider *c, float bound, pbd_v3 point, float margin)
-{
-	pbd_v3 n;
-	if (bound < INFINITY && v3_len(v3_sub(point, c->sub_end.p)) > bound + margin)
-		return false;
-	return pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, point, &n) < margin;
-}
-
-// Whether a triangle comes closer than `reach` to a round collider's core at its substep-end
-// pose.
-static bool triangle_within(const pbd_collider *c, const pbd_v3 corner[3], float reach)
-{
-	double bary[3];
-	float d;
-	pbd_v3 n;
-	return pbd_round_collider_triangle(c, &c->sub_end, corner, reach, bary, &d, &n) && d < reach;
 }
 
 static pbd_v3 start_of(const pbd_world *w, uint32_t i)
@@ -117,14 +90,14 @@ static void seed(pbd_world *w, int32_t k)
 	const pbd_collider *c = &w->colliders[k];
 	float bound = pbd_shape_bounding_radius(&c->shape);
 	for (int i = 0; i < w->particle_count; ++i)
-		if (w->p[i].w != 0.0f && w->carry_by[i] < 0 && near_collider(c, bound, v3_of4(w->x[i]), w->radius[i]))
+		if (w->p[i].w != 0.0f && w->carry_by[i] < 0 && pbd_collider_near_at_end(c, bound, v3_of4(w->x[i]), w->radius[i]))
 			carry(w, (uint32_t)i, k);
 	if (!pbd_collider_is_round(c))
 		return;
 	for (int t = 0; t < w->tri_count; ++t) {
 		const uint32_t *v = w->tri + 3 * t;
 		const pbd_v3 corner[3] = {v3_of4(w->x[v[0]]), v3_of4(w->x[v[1]]), v3_of4(w->x[v[2]])};
-		if (triangle_within(c, corner, c->shape.radius + w->radius[v[0]]))
+		if (pbd_round_collider_within_at_end(c, corner, c->shape.radius + w->radius[v[0]]))
 			carry_group(w, v, 3, k);
 	}
 }
@@ -143,7 +116,7 @@ static bool close_triangles(pbd_world *w)
 		if (!pbd_collider_is_round(c))
 			continue;
 		const pbd_v3 corner[3] = {start_of(w, v[0]), start_of(w, v[1]), start_of(w, v[2])};
-		if (triangle_within(c, corner, c->shape.radius + w->radius[v[0]]))
+		if (pbd_round_collider_within_at_end(c, corner, c->shape.radius + w->radius[v[0]]))
 			changed |= carry_group(w, v, 3, k);
 	}
 	return changed;
@@ -250,13 +223,13 @@ bool pbd_collider_carry_begin(pbd_world *w, int substeps_left, float h, int64_t 
 	w->carry_count = 0;
 	bool moving = false;
 	for (int k = 0; k < w->collider_capacity; ++k)
-		moving |= w->colliders[k].live && pose_moves(&w->colliders[k]);
+		moving |= w->colliders[k].live && pbd_collider_moves(&w->colliders[k]);
 	if (!moving || w->particle_count == 0 || !reserve(w))
 		return false;
 	for (int i = 0; i < w->particle_count; ++i)
 		w->carry_by[i] = PBD_NOT_CARRIED;
 	for (int32_t k = 0; k < w->collider_capacity; ++k)
-		if (w->colliders[k].live && pose_moves(&w->colliders[k]))
+		if (w->colliders[k].live && pbd_collider_moves(&w->colliders[k]))
 			seed(w, k);
 	if (w->carry_count == 0)
 		return false;
@@ -281,30 +254,6 @@ bool pbd_collider_carry_begin(pbd_world *w, int substeps_left, float h, int64_t 
 		w->carry_start[i] = w->carry_by[i] >= 0 ? w->carry_to[i] : w->x[i];
 	w->carry_active = true;
 	return true;
-}
-
-int pbd_collider_settle(pbd_world *w, uint32_t stamp)
-{
-	int changed = 0;
-	for (int k = 0; k < w->collider_capacity; ++k) {
-		const pbd_collider *c = &w->colliders[k];
-		if (!c->live || !pose_moves(c))
-			continue;
-		float bound = pbd_shape_bounding_radius(&c->shape);
-		for (int i = 0; i < w->particle_count; ++i)
-			if (near_collider(c, bound, v3_of4(w->p[i]), 0.0f))
-				changed += pbd_guard_limit_motion(w, (uint32_t)i, 0.0, stamp);
-		if (!pbd_collider_is_round(c))
-			continue;
-		for (int t = 0; t < w->tri_count; ++t) {
-			const uint32_t *v = w->tri + 3 * t;
-			const pbd_v3 corner[3] = {v3_of4(w->p[v[0]]), v3_of4(w->p[v[1]]), v3_of4(w->p[v[2]])};
-			if (triangle_within(c, corner, c->shape.radius))
-				for (int j = 0; j < 3; ++j)
-					changed += pbd_guard_limit_motion(w, v[j], 0.0, stamp);
-		}
-	}
-	return changed;
 }
 
 void pbd_collider_carry_end(pbd_world *w)

@@ -113,3 +113,31 @@ bool pbd_round_collider_triangle(const pbd_collider *c, const pbd_pose *pose, co
 				    : v3_normalize_or(v3_cross(v3_sub(b, a), v3_sub(cc, a)), v3(0, 1, 0));
 	return true;
 }
+
+// Whether the collider moves within the substep.
+bool pbd_collider_moves(const pbd_collider *c)
+{
+	const pbd_pose *a = &c->sub_start, *b = &c->sub_end;
+	return a->p.x != b->p.x || a->p.y != b->p.y || a->p.z != b->p.z || a->q.x != b->q.x || a->q.y != b->q.y ||
+	       a->q.z != b->q.z || a->q.w != b->q.w;
+}
+
+// Whether a point is closer than `margin` to the collider's surface, or inside, at its
+// substep-end pose (bound: the shape's bounding radius, a quick rejection).
+bool pbd_collider_near_at_end(const pbd_collider *c, float bound, pbd_v3 point, float margin)
+{
+	pbd_v3 n;
+	if (bound < INFINITY && v3_len(v3_sub(point, c->sub_end.p)) > bound + margin)
+		return false;
+	return pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, point, &n) < margin;
+}
+
+// Whether a triangle comes closer than `reach` to a round collider's core at its substep-end
+// pose.
+bool pbd_round_collider_within_at_end(const pbd_collider *c, const pbd_v3 corner[3], float reach)
+{
+	double bary[3];
+	float d;
+	pbd_v3 n;
+	return pbd_round_collider_triangle(c, &c->sub_end, corner, reach, bary, &d, &n) && d < reach;
+}

@@ -408,6 +408,13 @@ pbd_v3 pbd_round_collider_core(const pbd_collider *collider, const pbd_pose *pos
 bool pbd_round_collider_triangle(const pbd_collider *collider, const pbd_pose *pose, const pbd_v3 corner[3],
 				 float reach, double bary[3], float *distance, pbd_v3 *normal);
 bool pbd_collider_is_round(const pbd_collider *collider);
+// Whether the collider's pose changes within the substep.
+bool pbd_collider_moves(const pbd_collider *collider);
+// Whether a point is closer than `margin` to the collider's surface, or inside, at its
+// substep-end pose (bound: the shape's bounding radius, a quick rejection).
+bool pbd_collider_near_at_end(const pbd_collider *collider, float bound, pbd_v3 point, float margin);
+// Whether a triangle comes closer than `reach` to a round collider's core at its substep-end pose.
+bool pbd_round_collider_within_at_end(const pbd_collider *collider, const pbd_v3 corner[3], float reach);
 // collision/collider_contacts.c: particle-collider pairs that may touch this substep.
 bool pbd_collider_contacts_find(pbd_world *world);
 
@@ -502,6 +509,11 @@ bool pbd_guard_limit_motion(pbd_world *world, uint32_t i, double t, uint32_t rou
 // reach zero, and a tenth of the contact thickness is kept so that float rounding cannot
 // close the rest.
 static inline float pbd_guard_gap(float thickness) { return 0.1f * thickness; }
+// After the guard's rounds: particles inside a moving collider, and the corners of triangles
+// cutting a moving round collider (the guard stops each particle on its own, and a triangle
+// whose corners stop at different points of their paths can cut across it), go back to their
+// starts, recorded in ccd_stamp as changed in round `stamp`. Returns how many moved.
+int pbd_collider_settle(pbd_world *world, uint32_t stamp);
 // collision/collider_carry.c: before the guard, the substep starts of the particles a moving
 // collider has swept over are carried with it (see the file). Returns false when nothing is
 // carried (or out of memory: the guard then runs from x as before). pbd_collider_carry_end
@@ -510,11 +522,6 @@ static inline float pbd_guard_gap(float thickness) { return 0.1f * thickness; }
 #define PBD_CARRY_BLOCKED (-2)
 bool pbd_collider_carry_begin(pbd_world *world, int substeps_left, float h, int64_t *tested);
 void pbd_collider_carry_end(pbd_world *world);
-// After the guard's rounds: particles inside a moving collider, and the corners of triangles
-// cutting a moving round collider (the guard stops each particle on its own, and a triangle
-// whose corners stop at different points of their paths can cut across it), go back to their
-// starts, recorded in ccd_stamp as changed in round `stamp`. Returns how many moved.
-int pbd_collider_settle(pbd_world *world, uint32_t stamp);
 void pbd_collider_carry_free(pbd_world *world);
 
 // collision/broad_phase.c
