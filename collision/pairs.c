@@ -565,8 +565,8 @@ bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
 	w->vt_count = w->ee_count = w->pp_count = 0;
 	w->region_count = 0;
 	w->pairs_over_limit = false;
-	if (!pbd_topology_update(w))
-		return false;
+	if (w->topology_dirty)
+		return false;  // the step rebuilds it first (pbd_topology_update); out of memory it stays dirty
 	if (nothing_to_pair(w)) {
 		// Regions are not needed either: mark everything covered until bodies change.
 		w->region_count = -1;

@@ -347,7 +347,12 @@ static void predict_particles(pbd_world *w, pbd_step_context *ctx)
 
 static void find_pairs(pbd_world *w, pbd_step_context *ctx)
 {
-	if (!pbd_pairs_covered(w, ctx->h))
+	// The triangle and edge lists the pairs index first, when bodies came, went or changed
+	// thickness; then the pairs are found again. Out of memory the lists stay stale, the
+	// search finds nothing and the substep is held.
+	bool changed = w->topology_dirty;
+	pbd_topology_update(w);
+	if (changed || !pbd_pairs_covered(w, ctx->h))
 		pbd_pairs_find(w, ctx->substeps - ctx->substep, ctx->h);
 }
 
