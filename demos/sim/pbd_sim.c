@@ -16,25 +16,16 @@
 #define MAX_SETS 64
 
 typedef struct sim_options {
-	const char *scene;
-	int frames;
+	demo_flags common;  // the flags pbd-sim shares with the viewer (--cloth: the "mesh" scene)
 	double dt;
 	int substeps;     // 0: keep the default
 	int iterations;
-	int res;
 	const char *sets[MAX_SETS];
 	int set_count;
 	const char *dump_dir;
 	int dump_every;
 	int json;
 	int list;
-	int threads;
-	const char *cloth_path;   // --cloth: the "mesh" scene
-	const char *pins;
-	int sphere;
-	const char *material;
-	const char *params;
-	const char *save_params;
 	int print_c;
 } sim_options;
 
@@ -130,33 +121,24 @@ static int parse_args(int argc, char **argv, sim_options *o)
 	memset(o, 0, sizeof *o);
 	o->dt = 1.0 / 60.0;
 	o->dump_every = 1;
-	demo_flags f = {.tool = "pbd-sim", .frames = 300, .threads = 1};
+	o->common = (demo_flags){.tool = "pbd-sim", .frames = 300, .threads = 1};
 	for (int i = 1; i < argc; ++i) {
-		demo_flag_result shared = demo_flags_parse(&f, argc, argv, &i);
+		demo_flag_result shared = demo_flags_parse(&o->common, argc, argv, &i);
 		if (shared == DEMO_FLAG_BAD || (shared == DEMO_FLAG_OTHER && !parse_own_flag(argc, argv, &i, o)))
 			return 0;
 	}
-	o->scene = f.scene;
-	o->frames = (int)f.frames;
-	o->res = f.res;
-	o->threads = f.threads;
-	o->cloth_path = f.cloth;
-	o->pins = f.pins;
-	o->sphere = f.sphere;
-	o->material = f.material;
-	o->params = f.params;
-	o->save_params = f.save_params;
-	if (o->cloth_path && o->scene) {
+	demo_flags *f = &o->common;
+	if (f->cloth && f->scene) {
 		fprintf(stderr, "pbd-sim: give --scene or --cloth, not both\n");
 		return 0;
 	}
-	if (o->cloth_path)
-		o->scene = "mesh";
-	if ((o->pins || o->sphere) && !o->cloth_path) {
+	if (f->cloth)
+		f->scene = "mesh";
+	if ((f->pins || f->sphere) && !f->cloth) {
 		fprintf(stderr, "pbd-sim: --pin and --sphere go with --cloth\n");
 		return 0;
 	}
-	if (!o->list && !o->scene) {
+	if (!o->list && !f->scene) {
 		fprintf(stderr, "pbd-sim: give --scene NAME, --cloth FILE.obj or --list (try --help)\n");
 		return 0;
 	}
@@ -227,8 +209,8 @@ int main(int argc, char **argv)
 	if (!parse_args(argc, argv, &o))
 		return 2;
 	pbd_task_pool *pool = NULL;
-	if (o.threads > 1 && pbd_task_pool_create(o.threads, &pool) != PBD_OK) {
-		fprintf(stderr, "pbd-sim: cannot start %d worker threads\n", o.threads);
+	if (o.common.threads > 1 && pbd_task_pool_create(o.common.threads, &pool) != PBD_OK) {
+		fprintf(stderr, "pbd-sim: cannot start %d worker threads\n", o.common.threads);
 		return 2;
 	}
 	int status = run(&o, pool);
@@ -239,14 +221,15 @@ int main(int argc, char **argv)
 static int run(const sim_options *options, pbd_task_pool *pool)
 {
 	const sim_options o = *options;
+	const int frames = (int)o.common.frames;  // at most 1e8 (demo_flags_parse)
 	if (o.list) {
 		for (int i = 0; i < demo_scene_count(); ++i)
 			printf("%s\n", demo_scene_at(i)->name);
 		return 0;
 	}
-	const demo_scene *scene = demo_scene_find(o.scene);
+	const demo_scene *scene = demo_scene_find(o.common.scene);
 	if (!scene) {
-		fprintf(stderr, "pbd-sim: unknown scene '%s'; scenes:", o.scene);
+		fprintf(stderr, "pbd-sim: unknown scene '%s'; scenes:", o.common.scene);
 		for (int i = 0; i < demo_scene_count(); ++i)
 			fprintf(stderr, " %s", demo_scene_at(i)->name);
 		fprintf(stderr, "\n");
@@ -257,7 +240,7 @@ static int run(const sim_options *options, pbd_task_pool *pool)
 		settings.substeps = o.substeps;
 	if (o.iterations)
 		settings.iterations = o.iterations;
-	demo_scene_options so = {o.res, o.cloth_path, o.pins, o.sphere};
+	demo_scene_options so = {o.common.res, o.common.cloth, o.common.pins, o.common.sphere};
 	pbd_world *world = NULL;
 	demo_scene_state state;
 	char error[512];
@@ -268,17 +251,17 @@ static int run(const sim_options *options, pbd_task_pool *pool)
 		fprintf(stderr, "pbd-sim: %s\n", error);
 		return 2;
 	}
-	if (o.material && demo_apply_preset(world, &state, o.material, error, sizeof error) != PBD_OK) {
+	if (o.common.material && demo_apply_preset(world, &state, o.common.material, error, sizeof error) != PBD_OK) {
 		fprintf(stderr, "pbd-sim: --material: %s\n", error);
 		pbd_world_destroy(world);
 		return 2;
 	}
 	pbd_tuning tuning = pbd_tuning_default();
-	if (o.material)
-		pbd_tuning_apply_preset(&tuning, o.material);
-	if (o.params) {
+	if (o.common.material)
+		pbd_tuning_apply_preset(&tuning, o.common.material);
+	if (o.common.params) {
 		demo_read_tuning(world, &state, &tuning);
-		if (pbd_tuning_load(o.params, &tuning, error, sizeof error) != 0 ||
+		if (pbd_tuning_load(o.common.params, &tuning, error, sizeof error) != 0 ||
 		    demo_apply_tuning(world, &state, &tuning, error, sizeof error) != PBD_OK) {
 			fprintf(stderr, "pbd-sim: --params %s\n", error);
 			pbd_world_destroy(world);
@@ -292,9 +275,9 @@ static int run(const sim_options *options, pbd_task_pool *pool)
 			return 2;
 		}
 	}
-	if (o.save_params || o.print_c) {
+	if (o.common.save_params || o.print_c) {
 		demo_read_tuning(world, &state, &tuning);
-		if (o.save_params && pbd_tuning_save(o.save_params, &tuning, error, sizeof error) != 0) {
+		if (o.common.save_params && pbd_tuning_save(o.common.save_params, &tuning, error, sizeof error) != 0) {
 			fprintf(stderr, "pbd-sim: --save-params %s\n", error);
 			pbd_world_destroy(world);
 			return 1;
@@ -309,11 +292,11 @@ static int run(const sim_options *options, pbd_task_pool *pool)
 			return 1;
 		}
 	}
-	double *frame_ms = calloc((size_t)(o.frames > 0 ? o.frames : 1), sizeof *frame_ms);
+	double *frame_ms = calloc((size_t)(frames > 0 ? frames : 1), sizeof *frame_ms);
 	double phase_ms[PBD_STAGE_COUNT] = {0};
 	long long ccd_hits_total = 0, builds_total = 0, pairs_peak = 0, held_total = 0;  // pairs_peak: the most in any substep of the run
 	int status = 0;
-	for (int frame = 1; frame <= o.frames; ++frame) {
+	for (int frame = 1; frame <= frames; ++frame) {
 		pbd_result r = demo_scene_step(scene, world, &state, (float)o.dt);
 		if (r != PBD_OK) {
 			fprintf(stderr, "pbd-sim: step %d failed: %s\n", frame, pbd_world_last_error(world));
@@ -328,7 +311,7 @@ static int run(const sim_options *options, pbd_task_pool *pool)
 		builds_total += st.broad_phase_builds;
 		held_total += st.substeps_held;
 		pairs_peak = st.candidate_pairs_peak > pairs_peak ? st.candidate_pairs_peak : pairs_peak;
-		if (o.dump_dir && (frame % o.dump_every == 0 || frame == o.frames) && !dump_frame(&o, frame, world, &state)) {
+		if (o.dump_dir && (frame % o.dump_every == 0 || frame == frames) && !dump_frame(&o, frame, world, &state)) {
 			status = 1;
 			break;
 		}
@@ -336,10 +319,10 @@ static int run(const sim_options *options, pbd_task_pool *pool)
 	sim_figures fig = measure(world, &state);
 	pbd_world_stats st = pbd_world_get_stats(world);
 	pbd_world_settings ws = pbd_world_get_settings(world);
-	qsort(frame_ms, (size_t)o.frames, sizeof *frame_ms, compare_doubles);
-	double median = o.frames > 0 ? frame_ms[o.frames / 2] : 0.0;
+	qsort(frame_ms, (size_t)frames, sizeof *frame_ms, compare_doubles);
+	double median = frames > 0 ? frame_ms[frames / 2] : 0.0;
 	printf("scene %s: %d frames of %.4g s, %d particles, %d triangles, %d constraints, %d x %d\n", scene->name,
-	       o.frames, o.dt, st.particles, st.triangles, st.constraints, ws.substeps, ws.iterations);
+	       frames, o.dt, st.particles, st.triangles, st.constraints, ws.substeps, ws.iterations);
 	printf("median %.3f ms/frame; lowest y %.4f m; max speed %.3g m/s; max stretch %.2f%%%s\n", median,
 	       (double)fig.min_y, (double)fig.max_speed, 100.0 * (double)fig.max_strain, fig.finite ? "" : "; NOT FINITE");
 	if (state.message[0])
@@ -348,13 +331,13 @@ static int run(const sim_options *options, pbd_task_pool *pool)
 		printf("{\"scene\":\"%s\",\"frames\":%d,\"dt\":%.9g,\"particles\":%d,\"free_particles\":%d,\"triangles\":%d,"
 		       "\"constraints\":%d,\"substeps\":%d,\"iterations\":%d,\"ms_per_frame\":%.4f,\"ms_min\":%.4f,\"ms_max\":%.4f,"
 		       "\"ms_p99\":%.4f,",
-		       scene->name, o.frames, o.dt, st.particles, st.free_particles, st.triangles, st.constraints,
-		       ws.substeps, ws.iterations, median, o.frames ? frame_ms[0] : 0.0, o.frames ? frame_ms[o.frames - 1] : 0.0,
-		       o.frames ? frame_ms[(int)ceil(0.99 * o.frames) - 1] : 0.0);
+		       scene->name, frames, o.dt, st.particles, st.free_particles, st.triangles, st.constraints,
+		       ws.substeps, ws.iterations, median, frames ? frame_ms[0] : 0.0, frames ? frame_ms[frames - 1] : 0.0,
+		       frames ? frame_ms[(int)ceil(0.99 * frames) - 1] : 0.0);
 		printf("\"phase_ms\":{");
 		for (int k = 0; k < PBD_STAGE_COUNT; ++k)
 			printf("%s\"%s\":%.4f", k ? "," : "", pbd_stage_name((pbd_stage)k),
-			       o.frames ? phase_ms[k] / o.frames : 0.0);
+			       frames ? phase_ms[k] / frames : 0.0);
 		printf("},\"contacts\":{\"collider\":%d,\"collider_triangle\":%d,\"vertex_triangle\":%d,\"edge_edge\":%d,"
 		       "\"particle\":%d},"
 		       "\"candidate_pairs\":%d,\"candidate_pairs_peak\":%lld,\"substeps_held\":%lld,\"ccd_pairs_tested\":%lld,\"ccd_hits\":%lld,\"ccd_hits_total\":%lld,"
@@ -362,7 +345,7 @@ static int run(const sim_options *options, pbd_task_pool *pool)
 		       "\"finite\":%s,\"bytes_peak\":%zu}\n",
 		       st.collider_contacts, st.collider_triangle_contacts, st.vertex_triangle_contacts, st.edge_edge_contacts,
 		       st.particle_contacts, st.candidate_pairs, pairs_peak, held_total, (long long)st.ccd_pairs_tested, (long long)st.ccd_hits, (long long)ccd_hits_total,
-		       o.frames ? (double)builds_total / o.frames : 0.0, st.collider_contacts, (double)fig.max_strain, (double)fig.min_y, (double)fig.max_speed,
+		       frames ? (double)builds_total / frames : 0.0, st.collider_contacts, (double)fig.max_strain, (double)fig.min_y, (double)fig.max_speed,
 		       fig.finite ? "true" : "false", st.bytes_peak);
 	}
 	free(frame_ms);

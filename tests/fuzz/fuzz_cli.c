@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		demo_scene_state s;
 		char error[512];
 		if (demo_scene_load(scene, &so, NULL, &w, &s, error, sizeof error) == PBD_OK) {
-			if (o.material && demo_apply_preset(w, &s, o.material, error, sizeof error) != PBD_OK)
+			if (o.common.material && demo_apply_preset(w, &s, o.common.material, error, sizeof error) != PBD_OK)
 				FUZZ_REQUIRE(error[0] != '\0', "preset refused without a message");
 			for (int k = 0; k < o.set_count; ++k) {
 				error[0] = '\0';
