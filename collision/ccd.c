@@ -190,7 +190,8 @@ static bool needs_test(const pbd_world *w, const uint32_t *ids, int n, uint32_t 
 
 static bool moved(const pbd_world *w, uint32_t i)
 {
-	return w->p[i].x != pbd_motion_starts(w)[i].x || w->p[i].y != pbd_motion_starts(w)[i].y || w->p[i].z != pbd_motion_starts(w)[i].z;
+	const pbd_v4 *x = pbd_motion_starts(w);
+	return w->p[i].x != x[i].x || w->p[i].y != x[i].y || w->p[i].z != x[i].z;
 }
 
 // True when the swept boxes (x and p) of the two sides, grown by `gap`, do not overlap: the
@@ -203,9 +204,10 @@ static bool swept_apart(const pbd_world *w, const uint32_t *ids, int split, floa
 			lo[s][k] = INFINITY;
 			hi[s][k] = -INFINITY;
 		}
+	const pbd_v4 *start = pbd_motion_starts(w);
 	for (int j = 0; j < 4; ++j) {
 		int s = j < split ? 0 : 1;
-		const float *x = &pbd_motion_starts(w)[ids[j]].x, *p = &w->p[ids[j]].x;
+		const float *x = &start[ids[j]].x, *p = &w->p[ids[j]].x;
 		for (int k = 0; k < 3; ++k) {
 			lo[s][k] = minf(lo[s][k], minf(x[k], p[k]));
 			hi[s][k] = maxf(hi[s][k], maxf(x[k], p[k]));
@@ -262,8 +264,9 @@ static bool guard_quad(const guard_pass *g, const uint32_t ids[4], int split, fl
 		return false;
 	float gap = pbd_guard_gap(thickness);
 	pbd_d3 x0[4], x1[4];
+	const pbd_v4 *start = pbd_motion_starts(w);
 	for (int j = 0; j < 4; ++j) {
-		x0[j] = at(&pbd_motion_starts(w)[ids[j]]);
+		x0[j] = at(&start[ids[j]]);
 		x1[j] = at(&w->p[ids[j]]);
 	}
 	(*g->tested)++;
@@ -367,7 +370,8 @@ static int guard_round(pbd_world *w, uint32_t round, bool final_round, int64_t *
 		double toi;
 		// Spheres may not pass through each other: they must not get closer than half
 		// their radii's sum while moving.
-		if (pbd_ccd_sphere_sphere(at(&pbd_motion_starts(w)[c->i]), at(&w->p[c->i]), at(&pbd_motion_starts(w)[c->j]), at(&w->p[c->j]),
+		const pbd_v4 *x = pbd_motion_starts(w);
+		if (pbd_ccd_sphere_sphere(at(&x[c->i]), at(&w->p[c->i]), at(&x[c->j]), at(&w->p[c->j]),
 					  0.5 * c->thickness, &toi)) {
 			double f = final_round ? 0.0 : safe_fraction(toi);
 			bool changed = pbd_guard_limit_motion(w, c->i, f, round);

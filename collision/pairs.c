@@ -105,7 +105,8 @@ static void visit_vertex_for_triangle(uint32_t q, void *user)
 	// Boxes of a flat mesh overlap their neighbours'; the true distance at x, less how far
 	// the particles can still move, tells which pairs can really come within the thickness.
 	float limit = thickness + reach(w, q) + maxf(reach(w, t[0]), maxf(reach(w, t[1]), reach(w, t[2])));
-	pbd_v3 xq = v3_of4(pbd_motion_starts(w)[q]), xt[3] = {v3_of4(pbd_motion_starts(w)[t[0]]), v3_of4(pbd_motion_starts(w)[t[1]]), v3_of4(pbd_motion_starts(w)[t[2]])};
+	const pbd_v4 *x = pbd_motion_starts(w);
+	pbd_v3 xq = v3_of4(x[q]), xt[3] = {v3_of4(x[t[0]]), v3_of4(x[t[1]]), v3_of4(x[t[2]])};
 	if (gap_along_axes(&xq, 1, xt, 3) > limit)
 		return;
 	double bary[3];
@@ -149,7 +150,8 @@ static void visit_edge_for_edge(uint32_t b, void *user)
 			return;  // rest-distance exemption, as for vertex-triangle pairs
 	}
 	float limit = thickness + maxf(reach(w, ea[0]), reach(w, ea[1])) + maxf(reach(w, eb[0]), reach(w, eb[1]));
-	pbd_v3 xa[2] = {v3_of4(pbd_motion_starts(w)[ea[0]]), v3_of4(pbd_motion_starts(w)[ea[1]])}, xb[2] = {v3_of4(pbd_motion_starts(w)[eb[0]]), v3_of4(pbd_motion_starts(w)[eb[1]])};
+	const pbd_v4 *x = pbd_motion_starts(w);
+	pbd_v3 xa[2] = {v3_of4(x[ea[0]]), v3_of4(x[ea[1]])}, xb[2] = {v3_of4(x[eb[0]]), v3_of4(x[eb[1]])};
 	if (gap_along_axes(xa, 2, xb, 2) > limit)
 		return;
 	double d = sqrt(pbd_segment_segment_distance2(d3_of(xa[0]), d3_of(xa[1]), d3_of(xb[0]), d3_of(xb[1]), &s, &t));
@@ -173,7 +175,8 @@ static void visit_particle_for_particle(uint32_t j, void *user)
 		return;
 	if (w->p[i].w == 0.0f && w->p[j].w == 0.0f)
 		return;
-	float d = v3_len(v3_sub(v3_of4(pbd_motion_starts(w)[i]), v3_of4(pbd_motion_starts(w)[j])));
+	const pbd_v4 *x = pbd_motion_starts(w);
+	float d = v3_len(v3_sub(v3_of4(x[i]), v3_of4(x[j])));
 	if (d > w->radius[i] + w->radius[j] + reach(w, i) + reach(w, j))
 		return;
 	bool free_i = bi->kind == PBD_BODY_PARTICLES, free_j = bj->kind == PBD_BODY_PARTICLES;
@@ -261,14 +264,15 @@ void pbd_pairs_sweep_drift(pbd_world *w)
 // over the last step.
 static void set_frame(pbd_world *w, float h)
 {
+	const pbd_v4 *x = pbd_motion_starts(w);
 	double sum[3] = {0, 0, 0};
 	int n = 0;
 	for (int i = 0; i < w->particle_count; ++i) {
 		if (w->pinned[i])
 			continue;
-		sum[0] += w->p[i].x - pbd_motion_starts(w)[i].x;
-		sum[1] += w->p[i].y - pbd_motion_starts(w)[i].y;
-		sum[2] += w->p[i].z - pbd_motion_starts(w)[i].z;
+		sum[0] += w->p[i].x - x[i].x;
+		sum[1] += w->p[i].y - x[i].y;
+		sum[2] += w->p[i].z - x[i].z;
 		n++;
 	}
 	w->frame_acc = n ? w->mean_accel : v3(0, 0, 0);
@@ -322,8 +326,9 @@ static void build_regions(pbd_world *w, int substeps_left, float h)
 	// Gravity and the frame's own acceleration, the most a particle accelerates in the frame
 	// when nothing else acts (at rest in a falling frame, or falling in a still one).
 	float fall = 0.5f * (v3_len(v3_load(w->settings.gravity)) + v3_len(w->frame_acc)) * span * span;
+	const pbd_v4 *start = pbd_motion_starts(w);
 	for (int i = 0; i < w->particle_count; ++i) {
-		pbd_v3 x = v3_of4(pbd_motion_starts(w)[i]), p = v3_sub(v3_of4(w->p[i]), shift);
+		pbd_v3 x = v3_of4(start[i]), p = v3_sub(v3_of4(w->p[i]), shift);
 		float travel = v3_len(v3_sub(p, x)) * 1.5f * (float)ahead;
 		float m = minf(travel + fall, lookahead_cap(w, i)) + 0.25f * w->radius[i] + 1e-5f;
 		pbd_aabb r = {v3(minf(x.x, p.x), minf(x.y, p.y), minf(x.z, p.z)), v3(maxf(x.x, p.x), maxf(x.y, p.y), maxf(x.z, p.z))};
@@ -360,8 +365,9 @@ bool pbd_pairs_covered(const pbd_world *w, float h)
 	if (w->region_count != w->particle_count)
 		return false;
 	float tau = (float)(w->time - w->region_time);
+	const pbd_v4 *x = pbd_motion_starts(w);
 	for (int i = 0; i < w->particle_count; ++i)
-		if (!pbd_region_holds(w, (uint32_t)i, v3_of4(pbd_motion_starts(w)[i]), tau) ||
+		if (!pbd_region_holds(w, (uint32_t)i, v3_of4(x[i]), tau) ||
 		    !pbd_region_holds(w, (uint32_t)i, v3_of4(w->p[i]), tau + h))
 			return false;
 	return true;
@@ -583,8 +589,9 @@ bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
 	if (!reserve_regions(w, np))
 		return false;
 	build_regions(w, substeps_left, h);
+	const pbd_v4 *start = pbd_motion_starts(w);
 	for (int i = 0; i < np; ++i)
-		w->search_at[i] = v3_of4(pbd_motion_starts(w)[i]);
+		w->search_at[i] = v3_of4(start[i]);
 	w->region_time = w->time;
 	pbd_aabb *vbox = w->boxes, *tbox = w->boxes + np, *ebox = w->boxes + np + nt;
 	for (int i = 0; i < np; ++i) {
