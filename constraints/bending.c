@@ -246,4 +246,4 @@ static void solve_range(int start, int end, int worker, void *context)
 				job->cloth->material.bend_compliance, job->inv_h2, job->fresh, job->keep);
 }
 
-const pbd_constraint_kind pbd_kind_bending = {"bending", build_from_mesh, free_cloth, count, colors, solve_range};
+const pbd_constraint_kind pbd_kind_bending = {build_from_mesh, free_cloth, count, colors, solve_range};

@@ -107,7 +107,6 @@ typedef struct pbd_constraint_job {
 } pbd_constraint_job;
 
 typedef struct pbd_constraint_kind {
-	const char *name;
 	// Builds the kind's constraints of a new cloth from its mesh; false when out of memory
 	// (what was built is freed by `free`).
 	bool (*build)(pbd_world *world, struct pbd_body *cloth, const pbd_cloth_mesh *mesh);

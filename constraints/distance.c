@@ -233,4 +233,4 @@ static void solve_range(int start, int end, int worker, void *context)
 				 job->fresh, job->keep);
 }
 
-const pbd_constraint_kind pbd_kind_distance = {"distance", build_from_mesh, free_cloth, count, colors, solve_range};
+const pbd_constraint_kind pbd_kind_distance = {build_from_mesh, free_cloth, count, colors, solve_range};

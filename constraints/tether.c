@@ -365,4 +365,4 @@ static void solve_range(int start, int end, int worker, void *context)
 				c->material.stretch_compliance * weight);
 }
 
-const pbd_constraint_kind pbd_kind_tether = {"tether", build_from_mesh, free_cloth, count, colors, solve_range};
+const pbd_constraint_kind pbd_kind_tether = {build_from_mesh, free_cloth, count, colors, solve_range};

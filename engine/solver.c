@@ -18,7 +18,6 @@
 // compliance alone sets the stiffness.
 #define _POSIX_C_SOURCE 199309L
 #include <stdatomic.h>
-#include <stddef.h>
 #include <string.h>
 #include <time.h>
 
@@ -374,25 +373,20 @@ static void project_constraints(pbd_world *w, pbd_step_context *ctx)
 	pbd_attachments_solve(w, ctx->inv_h2);
 }
 
-// The contact kinds of the candidate pairs, solved in this order in each pass (each file
-// keeps its thickness on the pair's side and mixes friction as it solves); each returns how
-// many touch, the tally the statistics report for it.
-typedef struct contact_kind {
-	int (*solve)(pbd_world *w);
-	size_t touching;  // where its tally goes in pbd_step_context
-} contact_kind;
-
-static const contact_kind pair_contact_kinds[] = {
-	{pbd_vertex_triangle_solve, offsetof(pbd_step_context, vertex_triangle_contacts)},
-	{pbd_edge_edge_solve, offsetof(pbd_step_context, edge_edge_contacts)},
-	{pbd_particle_particle_solve, offsetof(pbd_step_context, particle_contacts)},
+// The solvers of the candidate pairs' contact kinds, in the order each pass runs them (each
+// file keeps its thickness on the pair's side and mixes friction as it solves); each returns
+// how many touch, the tally the statistics report for its kind.
+static int (*const pair_contact_solvers[PBD_PAIR_CONTACT_KINDS])(pbd_world *w) = {
+	[PBD_CONTACT_VERTEX_TRIANGLE] = pbd_vertex_triangle_solve,
+	[PBD_CONTACT_EDGE_EDGE] = pbd_edge_edge_solve,
+	[PBD_CONTACT_PARTICLE] = pbd_particle_particle_solve,
 };
 
 static void solve_self_contacts(pbd_world *w, pbd_step_context *ctx)
 {
 	pbd_pairs_drift(w, ctx->h);  // the pairs still too far apart to touch are skipped
-	for (size_t k = 0; k < sizeof pair_contact_kinds / sizeof pair_contact_kinds[0]; ++k)
-		*(int *)((char *)ctx + pair_contact_kinds[k].touching) = pair_contact_kinds[k].solve(w);
+	for (int k = 0; k < PBD_PAIR_CONTACT_KINDS; ++k)
+		ctx->pair_contacts[k] = pair_contact_solvers[k](w);
 }
 
 static void solve_collider_contacts(pbd_world *w, pbd_step_context *ctx)
@@ -513,9 +507,9 @@ static void record_stats(pbd_world *w, const pbd_step_context *ctx)
 {
 	w->stats.collider_contacts = ctx->collider_contacts;
 	w->stats.collider_triangle_contacts = ctx->collider_triangle_contacts;
-	w->stats.vertex_triangle_contacts = ctx->vertex_triangle_contacts;
-	w->stats.edge_edge_contacts = ctx->edge_edge_contacts;
-	w->stats.particle_contacts = ctx->particle_contacts;
+	w->stats.vertex_triangle_contacts = ctx->pair_contacts[PBD_CONTACT_VERTEX_TRIANGLE];
+	w->stats.edge_edge_contacts = ctx->pair_contacts[PBD_CONTACT_EDGE_EDGE];
+	w->stats.particle_contacts = ctx->pair_contacts[PBD_CONTACT_PARTICLE];
 	w->stats.candidate_pairs = pbd_candidate_count(w);
 	w->stats.candidate_pairs_peak = maxi(w->stats.candidate_pairs_peak, pbd_candidate_count(w));
 	w->stats.vertex_triangle_candidates = w->vt_count;

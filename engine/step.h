@@ -6,6 +6,14 @@
 
 #include "world.h"
 
+// The kinds of contact among the candidate pairs, in the order each pass solves them.
+typedef enum pbd_pair_contact_kind {
+	PBD_CONTACT_VERTEX_TRIANGLE,
+	PBD_CONTACT_EDGE_EDGE,
+	PBD_CONTACT_PARTICLE,
+	PBD_PAIR_CONTACT_KINDS
+} pbd_pair_contact_kind;
+
 // The parameters of one step and its substep in progress, and the tallies the stages leave
 // for the statistics. pbd_world_step fills it and passes it to every stage.
 typedef struct pbd_step_context {
@@ -21,7 +29,7 @@ typedef struct pbd_step_context {
 
 	// Tallies: contacts touching after the last pass, CCD work, substeps held.
 	int collider_contacts, collider_triangle_contacts;
-	int vertex_triangle_contacts, edge_edge_contacts, particle_contacts;
+	int pair_contacts[PBD_PAIR_CONTACT_KINDS];  // per kind of candidate pair (pbd_pair_contact_kind)
 	int64_t ccd_tested, ccd_hits;
 	int substeps_held, substeps_held_for_memory;
 	double stage_ms[PBD_STAGE_COUNT];  // wall time per timer, summed over substeps
