@@ -329,9 +329,8 @@ static int kinematic_box_friction(void)
 // never pass over a particle that the per-particle test keeps: every particle whose p lies
 // within its radius plus its motion x -> p of a plane or of a sphere's surface at the
 // substep's end (checked here with the shape's own distance, a little inside that reach)
-// is listed. Random cloth
-// placements and motions, from far away to touching, against a floor and a sphere moving
-// up to 15 cm in the substep.
+// is listed. Random cloth placements and motions, from far away to touching, against a
+// floor and a sphere moving up to 15 cm in the substep.
 static float test_random(uint32_t *state)
 {
 	*state ^= *state << 13;  // xorshift32
