@@ -18,8 +18,6 @@
 
 // Rounds of closing the carried set before giving up (everything then stays at x).
 #define CARRY_MAX_ROUNDS 64
-// Pair searches the carried starts may ask for in one substep.
-#define CARRY_MAX_SEARCHES 3
 
 // Where a point fixed to the collider at its substep-start pose is at the substep end.
 static pbd_v3 carry_point(const pbd_collider *c, pbd_v3 x)
@@ -30,36 +28,36 @@ static pbd_v3 carry_point(const pbd_collider *c, pbd_v3 x)
 
 static pbd_v3 start_of(const pbd_world *w, uint32_t i)
 {
-	return v3_of4(w->carry_by[i] >= 0 ? w->carry_to[i] : w->x[i]);
+	return v3_of4(w->carry.by[i] >= 0 ? w->carry.to[i] : w->particles.x[i]);
 }
 
 // Carries particle i with collider k; false when it cannot be (kinematic, or blocked before).
 static bool carry(pbd_world *w, uint32_t i, int32_t k)
 {
-	if (w->carry_by[i] >= 0)
+	if (w->carry.by[i] >= 0)
 		return true;
-	if (w->carry_by[i] == PBD_CARRY_BLOCKED || w->p[i].w == 0.0f)
+	if (w->carry.by[i] == PBD_CARRY_BLOCKED || w->particles.p[i].w == 0.0f)
 		return false;
-	w->carry_by[i] = k;
-	w->carry_to[i] = w->x[i];
-	v4_set3(&w->carry_to[i], carry_point(&w->colliders[k], v3_of4(w->x[i])));
-	w->carry_count++;
+	w->carry.by[i] = k;
+	w->carry.to[i] = w->particles.x[i];
+	v4_set3(&w->carry.to[i], carry_point(&w->colliders.slots[k], v3_of4(w->particles.x[i])));
+	w->carry.count++;
 	return true;
 }
 
 static void block(pbd_world *w, uint32_t i)
 {
-	if (w->carry_by[i] >= 0)
-		w->carry_count--;
-	w->carry_by[i] = PBD_CARRY_BLOCKED;
+	if (w->carry.by[i] >= 0)
+		w->carry.count--;
+	w->carry.by[i] = PBD_CARRY_BLOCKED;
 }
 
 // The collider that carries one of the particles, or -1.
 static int32_t carrier(const pbd_world *w, const uint32_t *ids, int n)
 {
 	for (int j = 0; j < n; ++j)
-		if (w->carry_by[ids[j]] >= 0)
-			return w->carry_by[ids[j]];
+		if (w->carry.by[ids[j]] >= 0)
+			return w->carry.by[ids[j]];
 	return -1;
 }
 
@@ -69,11 +67,11 @@ static bool carry_group(pbd_world *w, const uint32_t *ids, int n, int32_t k)
 {
 	bool changed = false;
 	for (int j = 0; j < n; ++j) {
-		bool was = w->carry_by[ids[j]] >= 0;
+		bool was = w->carry.by[ids[j]] >= 0;
 		if (!carry(w, ids[j], k)) {
 			for (int m = 0; m < n; ++m)
-				if (w->carry_by[ids[m]] >= 0 || m == j) {
-					changed |= w->carry_by[ids[m]] != PBD_CARRY_BLOCKED;
+				if (w->carry.by[ids[m]] >= 0 || m == j) {
+					changed |= w->carry.by[ids[m]] != PBD_CARRY_BLOCKED;
 					block(w, ids[m]);
 				}
 			return changed;
@@ -87,17 +85,17 @@ static bool carry_group(pbd_world *w, const uint32_t *ids, int n, int32_t k)
 // cuts there (round colliders, whose triangles vertex contacts do not see).
 static void seed(pbd_world *w, int32_t k)
 {
-	const pbd_collider *c = &w->colliders[k];
+	const pbd_collider *c = &w->colliders.slots[k];
 	float bound = pbd_shape_bounding_radius(&c->shape);
-	for (int i = 0; i < w->particle_count; ++i)
-		if (w->p[i].w != 0.0f && w->carry_by[i] < 0 && pbd_collider_near_at_end(c, bound, v3_of4(w->x[i]), w->radius[i]))
+	for (int i = 0; i < w->particles.count; ++i)
+		if (w->particles.p[i].w != 0.0f && w->carry.by[i] < 0 && pbd_collider_near_at_end(c, bound, v3_of4(w->particles.x[i]), w->particles.radius[i]))
 			carry(w, (uint32_t)i, k);
 	if (!pbd_collider_is_round(c))
 		return;
-	for (int t = 0; t < w->tri_count; ++t) {
-		const uint32_t *v = w->tri + 3 * t;
-		const pbd_v3 corner[3] = {v3_of4(w->x[v[0]]), v3_of4(w->x[v[1]]), v3_of4(w->x[v[2]])};
-		if (pbd_round_collider_within_at_end(c, corner, c->shape.radius + w->radius[v[0]]))
+	for (int t = 0; t < w->topology.tri_count; ++t) {
+		const uint32_t *v = w->topology.tri + 3 * t;
+		const pbd_v3 corner[3] = {v3_of4(w->particles.x[v[0]]), v3_of4(w->particles.x[v[1]]), v3_of4(w->particles.x[v[2]])};
+		if (pbd_round_collider_within_at_end(c, corner, c->shape.radius + w->particles.radius[v[0]]))
 			carry_group(w, v, 3, k);
 	}
 }
@@ -107,16 +105,16 @@ static void seed(pbd_world *w, int32_t k)
 static bool close_triangles(pbd_world *w)
 {
 	bool changed = false;
-	for (int t = 0; t < w->tri_count; ++t) {
-		const uint32_t *v = w->tri + 3 * t;
+	for (int t = 0; t < w->topology.tri_count; ++t) {
+		const uint32_t *v = w->topology.tri + 3 * t;
 		int32_t k = carrier(w, v, 3);
-		if (k < 0 || (w->carry_by[v[0]] >= 0 && w->carry_by[v[1]] >= 0 && w->carry_by[v[2]] >= 0))
+		if (k < 0 || (w->carry.by[v[0]] >= 0 && w->carry.by[v[1]] >= 0 && w->carry.by[v[2]] >= 0))
 			continue;
-		const pbd_collider *c = &w->colliders[k];
+		const pbd_collider *c = &w->colliders.slots[k];
 		if (!pbd_collider_is_round(c))
 			continue;
 		const pbd_v3 corner[3] = {start_of(w, v[0]), start_of(w, v[1]), start_of(w, v[2])};
-		if (pbd_round_collider_within_at_end(c, corner, c->shape.radius + w->radius[v[0]]))
+		if (pbd_round_collider_within_at_end(c, corner, c->shape.radius + w->particles.radius[v[0]]))
 			changed |= carry_group(w, v, 3, k);
 	}
 	return changed;
@@ -128,7 +126,7 @@ static bool quad_meets(const pbd_world *w, const uint32_t ids[4], int split, flo
 {
 	pbd_d3 x0[4], x1[4];
 	for (int j = 0; j < 4; ++j) {
-		x0[j] = d3_of(v3_of4(w->x[ids[j]]));
+		x0[j] = d3_of(v3_of4(w->particles.x[ids[j]]));
 		x1[j] = d3_of(start_of(w, ids[j]));
 	}
 	(*tested)++;
@@ -140,7 +138,7 @@ static bool mixed(const pbd_world *w, const uint32_t *ids, int n)
 {
 	bool some = false, all = true;
 	for (int j = 0; j < n; ++j) {
-		bool c = w->carry_by[ids[j]] >= 0;
+		bool c = w->carry.by[ids[j]] >= 0;
 		some |= c;
 		all &= c;
 	}
@@ -151,59 +149,41 @@ static bool mixed(const pbd_world *w, const uint32_t *ids, int n)
 static bool close_pairs(pbd_world *w, int64_t *tested)
 {
 	bool changed = false;
-	int total = w->vt_count + w->ee_count;
+	int total = w->pairs.vt_count + w->pairs.ee_count;
 	for (int n = 0; n < total; ++n) {
 		uint32_t ids[4];
 		float thickness, clearance;
-		int split = pbd_guard_pair(w, (uint32_t)n, ids, &thickness, &clearance);
+		int split = pbd_pair_particles(w, (uint32_t)n, ids, &thickness, &clearance);
 		if (!mixed(w, ids, 4) || !quad_meets(w, ids, split, thickness, tested))
 			continue;
 		changed |= carry_group(w, ids, 4, carrier(w, ids, 4));
 	}
-	for (int n = 0; n < w->pp_count; ++n) {
-		const pbd_pp_contact *c = &w->pp[n];
+	for (int n = 0; n < w->pairs.pp_count; ++n) {
+		const pbd_pp_contact *c = &w->pairs.pp[n];
 		uint32_t ids[2] = {c->i, c->j};
 		if (!mixed(w, ids, 2))
 			continue;
 		(*tested)++;
 		double toi;
-		if (pbd_ccd_sphere_sphere(d3_of(v3_of4(w->x[c->i])), d3_of(start_of(w, c->i)), d3_of(v3_of4(w->x[c->j])),
+		if (pbd_ccd_sphere_sphere(d3_of(v3_of4(w->particles.x[c->i])), d3_of(start_of(w, c->i)), d3_of(v3_of4(w->particles.x[c->j])),
 					  d3_of(start_of(w, c->j)), 0.5 * c->thickness, &toi))
 			changed |= carry_group(w, ids, 2, carrier(w, ids, 2));
 	}
 	return changed;
 }
 
-// Whether every carried start lies in its particle's region, so that the candidate pairs
-// cover the carried motion too.
-static bool carried_covered(const pbd_world *w, float h)
-{
-	if (!pbd_pairs_covered(w, h))
-		return false;
-	if (w->region_count == -1)
-		return true;
-	float tau = (float)(w->time - w->region_time);
-	for (int i = 0; i < w->particle_count; ++i) {
-		if (w->carry_by[i] < 0)
-			continue;
-		if (!pbd_region_holds(w, (uint32_t)i, v3_of4(w->carry_to[i]), tau))
-			return false;
-	}
-	return true;
-}
-
 // The per-particle scratch of the carry.
 #define CARRY_ARRAYS(w)                                                                       \
-	(pbd_array_ref[]) { {(void **)&(w)->carry_by, sizeof *(w)->carry_by},                 \
-			    {(void **)&(w)->carry_to, sizeof *(w)->carry_to},                 \
-			    {(void **)&(w)->carry_start, sizeof *(w)->carry_start} }
+	(pbd_array_ref[]) { {(void **)&(w)->carry.by, sizeof *(w)->carry.by},                 \
+			    {(void **)&(w)->carry.to, sizeof *(w)->carry.to},                 \
+			    {(void **)&(w)->carry.start, sizeof *(w)->carry.start} }
 #define CARRY_ARRAY_COUNT 3
 
 // Scratch for every particle; its contents are rebuilt each substep, so it is replaced
 // rather than grown.
 static bool reserve(pbd_world *w)
 {
-	return pbd_reserve_scratch_arrays(w, CARRY_ARRAYS(w), CARRY_ARRAY_COUNT, &w->carry_capacity, w->particle_count);
+	return pbd_reserve_scratch_arrays(w, CARRY_ARRAYS(w), CARRY_ARRAY_COUNT, &w->carry.capacity, w->particles.count);
 }
 
 // Grows the carried set until no pair of carried and still particles meets on the way.
@@ -218,52 +198,50 @@ static bool close_set(pbd_world *w, int64_t *tested)
 	return false;
 }
 
-bool pbd_collider_carry_begin(pbd_world *w, int substeps_left, float h, int64_t *tested)
+bool pbd_collider_carry_seed(pbd_world *w)
 {
-	w->carry_count = 0;
+	pbd_carry *cr = &w->carry;
+	cr->count = 0;
 	bool moving = false;
-	for (int k = 0; k < w->collider_capacity; ++k)
-		moving |= w->colliders[k].live && pbd_collider_moves(&w->colliders[k]);
-	if (!moving || w->particle_count == 0 || !reserve(w))
+	for (int k = 0; k < w->colliders.capacity; ++k)
+		moving |= w->colliders.slots[k].live && pbd_collider_moves(&w->colliders.slots[k]);
+	if (!moving || w->particles.count == 0 || !reserve(w))
 		return false;
-	for (int i = 0; i < w->particle_count; ++i)
-		w->carry_by[i] = PBD_NOT_CARRIED;
-	for (int32_t k = 0; k < w->collider_capacity; ++k)
-		if (w->colliders[k].live && pbd_collider_moves(&w->colliders[k]))
+	for (int i = 0; i < w->particles.count; ++i)
+		cr->by[i] = PBD_NOT_CARRIED;
+	for (int32_t k = 0; k < w->colliders.capacity; ++k)
+		if (w->colliders.slots[k].live && pbd_collider_moves(&w->colliders.slots[k]))
 			seed(w, k);
-	if (w->carry_count == 0)
-		return false;
-	bool closed = false;
-	for (int search = 0; search <= CARRY_MAX_SEARCHES && !closed; ++search) {
-		// The pairs must cover x -> carried start as well as the motion to p (the regions
-		// take the carried starts in while carry_count > 0).
-		if (!carried_covered(w, h)) {
-			if (search == CARRY_MAX_SEARCHES || !pbd_pairs_find(w, substeps_left, h))
-				break;
-		}
-		if (!close_set(w, tested))
-			break;
-		closed = carried_covered(w, h);
-	}
-	if (!closed || w->carry_count == 0) {
-		w->carry_count = 0;
+	return cr->count > 0;
+}
+
+bool pbd_collider_carry_close(pbd_world *w, int64_t *tested)
+{
+	return close_set(w, tested);
+}
+
+bool pbd_collider_carry_finish(pbd_world *w, bool closed)
+{
+	pbd_carry *cr = &w->carry;
+	if (!closed || cr->count == 0) {
+		cr->count = 0;
 		return false;
 	}
-	PBD_ASSERT(w->carry_capacity >= w->particle_count);
-	for (int i = 0; i < w->particle_count; ++i)
-		w->carry_start[i] = w->carry_by[i] >= 0 ? w->carry_to[i] : w->x[i];
-	w->carry_active = true;
+	PBD_ASSERT(cr->capacity >= w->particles.count);
+	for (int i = 0; i < w->particles.count; ++i)
+		cr->start[i] = cr->by[i] >= 0 ? cr->to[i] : w->particles.x[i];
+	cr->active = true;
 	return true;
 }
 
 void pbd_collider_carry_end(pbd_world *w)
 {
-	w->carry_active = false;
-	w->carry_count = 0;
+	w->carry.active = false;
+	w->carry.count = 0;
 }
 
 void pbd_collider_carry_free(pbd_world *w)
 {
-	pbd_free_arrays(w, CARRY_ARRAYS(w), CARRY_ARRAY_COUNT, (size_t)w->carry_capacity);
-	w->carry_capacity = 0;
+	pbd_free_arrays(w, CARRY_ARRAYS(w), CARRY_ARRAY_COUNT, (size_t)w->carry.capacity);
+	w->carry.capacity = 0;
 }

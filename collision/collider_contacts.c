@@ -4,14 +4,14 @@
 
 static bool push_contact(pbd_world *w, pbd_collider_contact ct)
 {
-	if (w->contact_count == w->contact_capacity) {
-		int cap = maxi(256, w->contact_capacity * 2);
-		if (!pbd_grow_array(w, (void **)&w->contacts, (size_t)w->contact_capacity, (size_t)cap, sizeof *w->contacts))
+	if (w->collider_contacts.count == w->collider_contacts.capacity) {
+		int cap = maxi(256, w->collider_contacts.capacity * 2);
+		if (!pbd_grow_array(w, (void **)&w->collider_contacts.items, (size_t)w->collider_contacts.capacity, (size_t)cap, sizeof *w->collider_contacts.items))
 			return false;
-		w->contact_capacity = cap;
+		w->collider_contacts.capacity = cap;
 	}
-	w->contacts[w->contact_count++] = ct;
-	w->contact_peak = maxi(w->contact_peak, w->contact_count);
+	w->collider_contacts.items[w->collider_contacts.count++] = ct;
+	w->collider_contacts.peak = maxi(w->collider_contacts.peak, w->collider_contacts.count);
 	return true;
 }
 
@@ -44,8 +44,8 @@ static float segment_distance(pbd_v3 point, pbd_v3 a, pbd_v3 b)
 static void sweep_particle(pbd_world *w, const pbd_collider *c, int i)
 {
 	enum { MAX_ADVANCES = 48 };
-	float radius = w->radius[i];
-	pbd_v3 l0 = to_local(&c->sub_start, v3_of4(w->x[i])), l1 = to_local(&c->sub_end, v3_of4(w->p[i]));
+	float radius = w->particles.radius[i];
+	pbd_v3 l0 = to_local(&c->sub_start, v3_of4(w->particles.x[i])), l1 = to_local(&c->sub_end, v3_of4(w->particles.p[i]));
 	pbd_v3 n1, ne;
 	float phi = local_distance(&c->shape, l0, &ne) - radius;
 	if (phi <= 0.0f)
@@ -73,7 +73,7 @@ static void sweep_particle(pbd_world *w, const pbd_collider *c, int i)
 	pbd_v3 entry = v3_lerp(l0, l1, t);
 	float below = v3_dot(v3_sub(entry, l1), ne);
 	pbd_v3 local = below > 0.0f ? v3_mad(l1, ne, below) : l1;
-	v4_set3(&w->p[i], v3_add(quat_rotate(c->sub_end.q, local), c->sub_end.p));
+	v4_set3(&w->particles.p[i], v3_add(quat_rotate(c->sub_end.q, local), c->sub_end.p));
 }
 
 typedef struct search_job {
@@ -107,10 +107,10 @@ static bool keep_contact(pbd_world *w, const search_job *job, int i)
 {
 	const pbd_collider *c = job->c;
 	float bound = job->bound;
-	if (w->p[i].w == 0.0f)
+	if (w->particles.p[i].w == 0.0f)
 		return false;
-	float radius = w->radius[i];
-	pbd_v3 p = v3_of4(w->p[i]), x = v3_of4(w->x[i]);
+	float radius = w->particles.radius[i];
+	pbd_v3 p = v3_of4(w->particles.p[i]), x = v3_of4(w->particles.x[i]);
 	float travel2 = v3_len2(v3_sub(p, x));
 	if (job->plane && clear_of_plane(job, p, radius, travel2))
 		return false;
@@ -121,7 +121,7 @@ static bool keep_contact(pbd_world *w, const search_job *job, int i)
 		return false;
 	if (bound < INFINITY) {
 		sweep_particle(w, c, i);
-		p = v3_of4(w->p[i]);
+		p = v3_of4(w->particles.p[i]);
 	}
 	pbd_v3 n;
 	return pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, p, &n) <= reach;
@@ -134,11 +134,11 @@ static pbd_cloth_extent extent_of(const pbd_world *w, const pbd_body *cloth)
 	pbd_cloth_extent e = {{v3(INFINITY, INFINITY, INFINITY), v3(-INFINITY, -INFINITY, -INFINITY)}, 0.0f, 0.0f};
 	float travel2 = 0.0f;
 	for (int i = cloth->first; i < cloth->first + cloth->count; ++i) {
-		pbd_v3 p = v3_of4(w->p[i]);
+		pbd_v3 p = v3_of4(w->particles.p[i]);
 		e.box.lo = v3(minf(e.box.lo.x, p.x), minf(e.box.lo.y, p.y), minf(e.box.lo.z, p.z));
 		e.box.hi = v3(maxf(e.box.hi.x, p.x), maxf(e.box.hi.y, p.y), maxf(e.box.hi.z, p.z));
-		travel2 = maxf(travel2, v3_len2(v3_sub(p, v3_of4(w->x[i]))));
-		e.radius = maxf(e.radius, w->radius[i]);
+		travel2 = maxf(travel2, v3_len2(v3_sub(p, v3_of4(w->particles.x[i]))));
+		e.radius = maxf(e.radius, w->particles.radius[i]);
 	}
 	e.travel = sqrtf(travel2) * 1.0001f;
 	return e;
@@ -183,48 +183,48 @@ static void search_range(int start, int end, int worker, void *context)
 	PBD_UNUSED(worker);
 	const search_job *job = context;
 	for (int i = job->first + start; i < job->first + end; ++i)
-		job->w->contact_keep[i] = keep_contact(job->w, job, i);
+		job->w->collider_contacts.keep[i] = keep_contact(job->w, job, i);
 }
 
 // Every live cloth's extent, once for all colliders (none without a collider).
 static bool measure_cloths(pbd_world *w)
 {
 	bool any = false;
-	for (int ci = 0; ci < w->collider_capacity; ++ci)
-		any |= w->colliders[ci].live;
+	for (int ci = 0; ci < w->colliders.capacity; ++ci)
+		any |= w->colliders.slots[ci].live;
 	if (!any)
 		return true;
-	if (w->body_capacity > w->cloth_extent_capacity) {
-		if (!pbd_grow_array(w, (void **)&w->cloth_extents, (size_t)w->cloth_extent_capacity,
-				    (size_t)w->body_capacity, sizeof *w->cloth_extents))
+	if (w->bodies.capacity > w->collider_contacts.extent_capacity) {
+		if (!pbd_grow_array(w, (void **)&w->collider_contacts.extents, (size_t)w->collider_contacts.extent_capacity,
+				    (size_t)w->bodies.capacity, sizeof *w->collider_contacts.extents))
 			return false;
-		w->cloth_extent_capacity = w->body_capacity;
+		w->collider_contacts.extent_capacity = w->bodies.capacity;
 	}
-	for (int s = 0; s < w->body_capacity; ++s)
-		if (w->bodies[s].live)
-			w->cloth_extents[s] = extent_of(w, &w->bodies[s]);
+	for (int s = 0; s < w->bodies.capacity; ++s)
+		if (w->bodies.slots[s].live)
+			w->collider_contacts.extents[s] = extent_of(w, &w->bodies.slots[s]);
 	return true;
 }
 
 bool pbd_collider_contacts_find(pbd_world *w)
 {
-	w->contact_count = 0;
-	if (w->particle_count > w->contact_keep_capacity) {
-		int cap = maxi(w->particle_count, 2 * w->contact_keep_capacity);
-		if (!pbd_grow_array(w, (void **)&w->contact_keep, (size_t)w->contact_keep_capacity, (size_t)cap,
-				    sizeof *w->contact_keep))
+	w->collider_contacts.count = 0;
+	if (w->particles.count > w->collider_contacts.keep_capacity) {
+		int cap = maxi(w->particles.count, 2 * w->collider_contacts.keep_capacity);
+		if (!pbd_grow_array(w, (void **)&w->collider_contacts.keep, (size_t)w->collider_contacts.keep_capacity, (size_t)cap,
+				    sizeof *w->collider_contacts.keep))
 			return false;
-		w->contact_keep_capacity = cap;
+		w->collider_contacts.keep_capacity = cap;
 	}
 	if (!measure_cloths(w))
 		return false;
-	for (int ci = 0; ci < w->collider_capacity; ++ci) {
-		const pbd_collider *c = &w->colliders[ci];
+	for (int ci = 0; ci < w->colliders.capacity; ++ci) {
+		const pbd_collider *c = &w->colliders.slots[ci];
 		if (!c->live)
 			continue;
 		float bound = pbd_shape_bounding_radius(&c->shape);
-		for (int s = 0; s < w->body_capacity; ++s) {
-			const pbd_body *cloth = &w->bodies[s];
+		for (int s = 0; s < w->bodies.capacity; ++s) {
+			const pbd_body *cloth = &w->bodies.slots[s];
 			if (!cloth->live)
 				continue;
 			search_job job = {w, c, bound, cloth->first, c->shape.type == PBD_SHAPE_PLANE, v3(0, 0, 0), 0.0f};
@@ -233,13 +233,13 @@ bool pbd_collider_contacts_find(pbd_world *w)
 				job.plane_offset = v3_dot(job.plane_normal, c->sub_end.p);
 			}
 			// A cloth hanging high above the floor is passed over whole.
-			if (cloth_out_of_reach(&job, &w->cloth_extents[s]))
+			if (cloth_out_of_reach(&job, &w->collider_contacts.extents[s]))
 				continue;
 			pbd_parallel_for(w, search_range, cloth->count, 512, &job);
 			for (int i = cloth->first; i < cloth->first + cloth->count; ++i) {
-				if (!w->contact_keep[i])
+				if (!w->collider_contacts.keep[i])
 					continue;
-				pbd_collider_contact ct = {(uint32_t)i, (uint32_t)ci, w->radius[i]};
+				pbd_collider_contact ct = {(uint32_t)i, (uint32_t)ci, w->particles.radius[i]};
 				if (!push_contact(w, ct))
 					return false;
 			}
@@ -250,14 +250,19 @@ bool pbd_collider_contacts_find(pbd_world *w)
 
 void pbd_collider_contacts_free(pbd_world *w)
 {
-	pbd_free_array(w, w->contacts, (size_t)w->contact_capacity, sizeof *w->contacts);
-	pbd_free_array(w, w->contact_keep, (size_t)w->contact_keep_capacity, sizeof *w->contact_keep);
-	pbd_free_array(w, w->cloth_extents, (size_t)w->cloth_extent_capacity, sizeof *w->cloth_extents);
+	pbd_free_array(w, w->collider_contacts.items, (size_t)w->collider_contacts.capacity, sizeof *w->collider_contacts.items);
+	pbd_free_array(w, w->collider_contacts.keep, (size_t)w->collider_contacts.keep_capacity, sizeof *w->collider_contacts.keep);
+	pbd_free_array(w, w->collider_contacts.extents, (size_t)w->collider_contacts.extent_capacity, sizeof *w->collider_contacts.extents);
 }
 
 void pbd_collider_contacts_trim(pbd_world *w)
 {
-	pbd_trim_array(w, (void **)&w->contacts, &w->contact_capacity, w->contact_peak, w->contact_count,
-		       sizeof *w->contacts);
-	w->contact_peak = w->contact_count;
+	pbd_trim_array(w, (void **)&w->collider_contacts.items, &w->collider_contacts.capacity, w->collider_contacts.peak, w->collider_contacts.count,
+		       sizeof *w->collider_contacts.items);
+	w->collider_contacts.peak = w->collider_contacts.count;
+}
+
+void pbd_collider_contacts_clear(pbd_world *w)
+{
+	w->collider_contacts.count = 0;
 }

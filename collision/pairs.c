@@ -16,12 +16,12 @@
 #define PBD_REGION_SUBSTEPS 2
 #endif
 
-static const pbd_body *body(const pbd_world *w, uint32_t slot) { return &w->bodies[slot]; }
+static const pbd_body *body(const pbd_world *w, uint32_t slot) { return &w->bodies.slots[slot]; }
 
 // How far a particle can get from x without leaving its region: x to the farthest corner.
 static float reach(const pbd_world *w, uint32_t i)
 {
-	pbd_aabb r = w->regions[i];
+	pbd_aabb r = w->pairs.regions[i];
 	const pbd_v4 *x = &pbd_motion_starts(w)[i];
 	pbd_v3 far = v3(maxf(r.hi.x - x->x, x->x - r.lo.x), maxf(r.hi.y - x->y, x->y - r.lo.y),
 			maxf(r.hi.z - x->z, x->z - r.lo.z));
@@ -73,8 +73,8 @@ typedef struct visit_context {
 static double rest_point_triangle(const pbd_world *w, uint32_t q, const uint32_t *t)
 {
 	double bary[3];
-	return sqrt(pbd_point_triangle_distance2(d3_of(w->rest[q]), d3_of(w->rest[t[0]]), d3_of(w->rest[t[1]]),
-						 d3_of(w->rest[t[2]]), bary));
+	return sqrt(pbd_point_triangle_distance2(d3_of(w->particles.rest[q]), d3_of(w->particles.rest[t[0]]), d3_of(w->particles.rest[t[1]]),
+						 d3_of(w->particles.rest[t[2]]), bary));
 }
 
 static void visit_vertex_for_triangle(uint32_t q, void *user)
@@ -82,24 +82,24 @@ static void visit_vertex_for_triangle(uint32_t q, void *user)
 	visit_context *ctx = user;
 	const pbd_world *w = ctx->w;
 	uint32_t tri = ctx->query;
-	const uint32_t *t = w->tri + 3 * tri;
+	const uint32_t *t = w->topology.tri + 3 * tri;
 	if (q == t[0] || q == t[1] || q == t[2])
 		return;
-	uint32_t oq = w->owner[q], ot = w->tri_owner[tri];
+	uint32_t oq = w->particles.owner[q], ot = w->topology.tri_owner[tri];
 	const pbd_body *bq = body(w, oq), *bt = body(w, ot);
 	if (oq == ot && !bt->material.self_collision)
 		return;
-	if (w->p[q].w == 0.0f && w->p[t[0]].w == 0.0f && w->p[t[1]].w == 0.0f && w->p[t[2]].w == 0.0f)
+	if (w->particles.p[q].w == 0.0f && w->particles.p[t[0]].w == 0.0f && w->particles.p[t[1]].w == 0.0f && w->particles.p[t[2]].w == 0.0f)
 		return;
-	float thickness = w->radius[q] + w->radius[t[0]];
+	float thickness = w->particles.radius[q] + w->particles.radius[t[0]];
 	// Rest-distance exemption: pairs of one cloth that are closer than the thickness in the
 	// rest shape are neighbours on a fine mesh; they are skipped (keeping them as contacts
 	// made every near neighbour a pair at 128 x 128 and the step twenty times slower).
 	if (thickness <= 1e-7f)
 		return;
 	if (oq == ot) {
-		pbd_v3 tri_rest[3] = {w->rest[t[0]], w->rest[t[1]], w->rest[t[2]]};
-		if (gap_along_axes(&w->rest[q], 1, tri_rest, 3) < thickness && rest_point_triangle(w, q, t) < thickness)
+		pbd_v3 tri_rest[3] = {w->particles.rest[t[0]], w->particles.rest[t[1]], w->particles.rest[t[2]]};
+		if (gap_along_axes(&w->particles.rest[q], 1, tri_rest, 3) < thickness && rest_point_triangle(w, q, t) < thickness)
 			return;
 	}
 	// Boxes of a flat mesh overlap their neighbours'; the true distance at x, less how far
@@ -129,23 +129,23 @@ static void visit_edge_for_edge(uint32_t b, void *user)
 	uint32_t a = ctx->query;
 	if (b <= a)
 		return;  // each pair once
-	const uint32_t *ea = w->edge + 2 * a, *eb = w->edge + 2 * b;
+	const uint32_t *ea = w->topology.edge + 2 * a, *eb = w->topology.edge + 2 * b;
 	if (ea[0] == eb[0] || ea[0] == eb[1] || ea[1] == eb[0] || ea[1] == eb[1])
 		return;
-	uint32_t oa = w->edge_owner[a], ob = w->edge_owner[b];
+	uint32_t oa = w->topology.edge_owner[a], ob = w->topology.edge_owner[b];
 	const pbd_body *ba = body(w, oa);
 	if (oa == ob && !ba->material.self_collision)
 		return;
-	if (w->p[ea[0]].w == 0.0f && w->p[ea[1]].w == 0.0f && w->p[eb[0]].w == 0.0f && w->p[eb[1]].w == 0.0f)
+	if (w->particles.p[ea[0]].w == 0.0f && w->particles.p[ea[1]].w == 0.0f && w->particles.p[eb[0]].w == 0.0f && w->particles.p[eb[1]].w == 0.0f)
 		return;
-	float thickness = w->radius[ea[0]] + w->radius[eb[0]];
+	float thickness = w->particles.radius[ea[0]] + w->particles.radius[eb[0]];
 	if (thickness <= 1e-7f)
 		return;
 	double s, t;
-	pbd_v3 ra[2] = {w->rest[ea[0]], w->rest[ea[1]]}, rb[2] = {w->rest[eb[0]], w->rest[eb[1]]};
+	pbd_v3 ra[2] = {w->particles.rest[ea[0]], w->particles.rest[ea[1]]}, rb[2] = {w->particles.rest[eb[0]], w->particles.rest[eb[1]]};
 	if (oa == ob && gap_along_axes(ra, 2, rb, 2) < thickness) {
-		double rest = sqrt(pbd_segment_segment_distance2(d3_of(w->rest[ea[0]]), d3_of(w->rest[ea[1]]),
-								 d3_of(w->rest[eb[0]]), d3_of(w->rest[eb[1]]), &s, &t));
+		double rest = sqrt(pbd_segment_segment_distance2(d3_of(w->particles.rest[ea[0]]), d3_of(w->particles.rest[ea[1]]),
+								 d3_of(w->particles.rest[eb[0]]), d3_of(w->particles.rest[eb[1]]), &s, &t));
 		if (rest < thickness)
 			return;  // rest-distance exemption, as for vertex-triangle pairs
 	}
@@ -168,41 +168,35 @@ static void visit_particle_for_particle(uint32_t j, void *user)
 	uint32_t i = ctx->query;
 	if (i == j)
 		return;
-	const pbd_body *bi = body(w, w->owner[i]), *bj = body(w, w->owner[j]);
+	const pbd_body *bi = body(w, w->particles.owner[i]), *bj = body(w, w->particles.owner[j]);
 	// Free particles against each other (each pair once) and against cloth vertices;
 	// vertex against vertex of cloth is left to the triangle and edge contacts.
 	if (bj->kind == PBD_BODY_PARTICLES && j < i)
 		return;
-	if (w->p[i].w == 0.0f && w->p[j].w == 0.0f)
+	if (w->particles.p[i].w == 0.0f && w->particles.p[j].w == 0.0f)
 		return;
 	const pbd_v4 *x = pbd_motion_starts(w);
 	float d = v3_len(v3_sub(v3_of4(x[i]), v3_of4(x[j])));
-	if (d > w->radius[i] + w->radius[j] + reach(w, i) + reach(w, j))
+	if (d > w->particles.radius[i] + w->particles.radius[j] + reach(w, i) + reach(w, j))
 		return;
 	bool free_i = bi->kind == PBD_BODY_PARTICLES, free_j = bj->kind == PBD_BODY_PARTICLES;
 	uint8_t cloth_side = free_i == free_j ? 0 : free_j ? 1 : 2;
-	pbd_pp_contact pair = {i, j, w->radius[i] + w->radius[j], cloth_side};
+	pbd_pp_contact pair = {i, j, w->particles.radius[i] + w->particles.radius[j], cloth_side};
 	CHUNK_PUSH(ctx->chunk, pp, pair);
 }
 
 // Where the frame has moved tau seconds after the search.
 static pbd_v3 frame_offset(const pbd_world *w, float tau)
 {
-	return v3_add(v3_scale(w->frame_vel, tau), v3_scale(w->frame_acc, 0.5f * tau * tau));
+	return v3_add(v3_scale(w->pairs.frame_vel, tau), v3_scale(w->pairs.frame_acc, 0.5f * tau * tau));
 }
 
-bool pbd_region_holds(const pbd_world *w, uint32_t i, pbd_v3 at, float tau)
+// Whether particle i is in its region at `at`, tau seconds after the search.
+static bool region_holds(const pbd_world *w, uint32_t i, pbd_v3 at, float tau)
 {
-	pbd_aabb r = w->regions[i];
+	pbd_aabb r = w->pairs.regions[i];
 	pbd_v3 a = v3_sub(at, frame_offset(w, tau));
 	return a.x >= r.lo.x && a.x <= r.hi.x && a.y >= r.lo.y && a.y <= r.hi.y && a.z >= r.lo.z && a.z <= r.hi.z;
-}
-
-// |a - b|, rounded up.
-static float distance_up(pbd_v3 a, pbd_v3 b)
-{
-	double dx = (double)a.x - b.x, dy = (double)a.y - b.y, dz = (double)a.z - b.z;
-	return (float)(sqrt(dx * dx + dy * dy + dz * dz) * (1.0 + 1e-6));
 }
 
 // How far particle i is from its search position, in the frame's shift_p (at p), and with
@@ -210,10 +204,10 @@ static float distance_up(pbd_v3 a, pbd_v3 b)
 // distance to a point is convex along a segment, so the ends bound it.
 static float drift_of(const pbd_world *w, uint32_t i, pbd_v3 shift_p, bool sweep, pbd_v3 shift_x)
 {
-	pbd_v3 from = w->search_at[i];
-	float d = distance_up(v3_sub(v3_of4(w->p[i]), shift_p), from);
+	pbd_v3 from = w->pairs.search_at[i];
+	float d = pbd_distance_up(v3_sub(v3_of4(w->particles.p[i]), shift_p), from);
 	if (sweep)
-		d = maxf(d, distance_up(v3_sub(v3_of4(pbd_motion_starts(w)[i]), shift_x), from));
+		d = maxf(d, pbd_distance_up(v3_sub(v3_of4(pbd_motion_starts(w)[i]), shift_x), from));
 	return isfinite(d) ? d : INFINITY;
 }
 
@@ -228,34 +222,29 @@ static void drift_range(int start, int end, int worker, void *context)
 	PBD_UNUSED(worker);
 	const drift_job *job = context;
 	for (int i = start; i < end; ++i)
-		job->w->drift[i] = drift_of(job->w, (uint32_t)i, job->shift_p, job->sweep, job->shift_x);
+		job->w->pairs.drift[i] = drift_of(job->w, (uint32_t)i, job->shift_p, job->sweep, job->shift_x);
 }
 
 static void drift_all(pbd_world *w, drift_job *job)
 {
-	if (w->region_count != w->particle_count || w->vt_count + w->ee_count == 0)
+	if (w->pairs.region_count != w->particles.count || w->pairs.vt_count + w->pairs.ee_count == 0)
 		return;  // no pairs of triangles or edges, nothing to decide
-	pbd_parallel_for(w, drift_range, w->particle_count, PBD_PARTICLES_PER_RANGE, job);
+	pbd_parallel_for(w, drift_range, w->particles.count, PBD_PARTICLES_PER_RANGE, job);
 }
 
 void pbd_pairs_drift(pbd_world *w, float h)
 {
 	// The positions p, in the frame as it will be at the substep's end.
-	w->drift_shift = frame_offset(w, (float)(w->time - w->region_time) + h);
-	drift_job job = {w, w->drift_shift, v3(0, 0, 0), false};
+	w->pairs.drift_shift = frame_offset(w, (float)(w->time - w->pairs.region_time) + h);
+	drift_job job = {w, w->pairs.drift_shift, v3(0, 0, 0), false};
 	drift_all(w, &job);
-}
-
-void pbd_pairs_redrift(pbd_world *w, uint32_t i)
-{
-	w->drift[i] = drift_of(w, i, w->drift_shift, false, w->drift_shift);
 }
 
 void pbd_pairs_sweep_drift(pbd_world *w)
 {
 	// One shift for the whole motion: a particle whose motion the guard shortens stays on
 	// its segment, and its drift can only shrink, whatever the others do.
-	pbd_v3 shift = frame_offset(w, (float)(w->time - w->region_time));
+	pbd_v3 shift = frame_offset(w, (float)(w->time - w->pairs.region_time));
 	drift_job job = {w, shift, shift, true};
 	drift_all(w, &job);
 }
@@ -267,19 +256,19 @@ static void set_frame(pbd_world *w, float h)
 	const pbd_v4 *x = pbd_motion_starts(w);
 	double sum[3] = {0, 0, 0};
 	int n = 0;
-	for (int i = 0; i < w->particle_count; ++i) {
-		if (w->pinned[i])
+	for (int i = 0; i < w->particles.count; ++i) {
+		if (w->particles.pinned[i])
 			continue;
-		sum[0] += w->p[i].x - x[i].x;
-		sum[1] += w->p[i].y - x[i].y;
-		sum[2] += w->p[i].z - x[i].z;
+		sum[0] += w->particles.p[i].x - x[i].x;
+		sum[1] += w->particles.p[i].y - x[i].y;
+		sum[2] += w->particles.p[i].z - x[i].z;
 		n++;
 	}
-	w->frame_acc = n ? w->mean_accel : v3(0, 0, 0);
+	w->pairs.frame_acc = n ? w->pairs.mean_accel : v3(0, 0, 0);
 	double k = n ? 1.0 / ((double)n * h) : 0.0;
 	pbd_v3 mean = v3((float)(sum[0] * k), (float)(sum[1] * k), (float)(sum[2] * k));
 	// The frame passes through the mean of p at the end of this substep.
-	w->frame_vel = v3_sub(mean, v3_scale(w->frame_acc, 0.5f * h));
+	w->pairs.frame_vel = v3_sub(mean, v3_scale(w->pairs.frame_acc, 0.5f * h));
 }
 
 // Cell size: the mean size of the edges' boxes (their largest side), but at least a
@@ -295,7 +284,7 @@ static float cell_size(const pbd_world *w, const pbd_aabb *ebox, int ne)
 		sum += maxf(d.x, maxf(d.y, d.z));
 	}
 	float mean = n ? (float)(sum / n) : 0.0f;
-	return fmaxf(fmaxf(mean, 2.0f * w->max_radius), 1e-4f);
+	return fmaxf(fmaxf(mean, 2.0f * w->topology.max_radius), 1e-4f);
 }
 
 // Each particle gets a region its motion should stay inside for the next few substeps: its
@@ -312,7 +301,7 @@ static float cell_size(const pbd_world *w, const pbd_aabb *ebox, int ne)
 #endif
 static float lookahead_cap(const pbd_world *w, int i)
 {
-	return PBD_REGION_CAP_RADII * maxf(w->radius[i], 1e-3f);
+	return PBD_REGION_CAP_RADII * maxf(w->particles.radius[i], 1e-3f);
 }
 
 static void build_regions(pbd_world *w, int substeps_left, float h)
@@ -325,29 +314,29 @@ static void build_regions(pbd_world *w, int substeps_left, float h)
 	pbd_v3 shift = frame_offset(w, h);
 	// Gravity and the frame's own acceleration, the most a particle accelerates in the frame
 	// when nothing else acts (at rest in a falling frame, or falling in a still one).
-	float fall = 0.5f * (v3_len(v3_load(w->settings.gravity)) + v3_len(w->frame_acc)) * span * span;
+	float fall = 0.5f * (v3_len(v3_load(w->settings.gravity)) + v3_len(w->pairs.frame_acc)) * span * span;
 	const pbd_v4 *start = pbd_motion_starts(w);
-	for (int i = 0; i < w->particle_count; ++i) {
-		pbd_v3 x = v3_of4(start[i]), p = v3_sub(v3_of4(w->p[i]), shift);
+	for (int i = 0; i < w->particles.count; ++i) {
+		pbd_v3 x = v3_of4(start[i]), p = v3_sub(v3_of4(w->particles.p[i]), shift);
 		float travel = v3_len(v3_sub(p, x)) * 1.5f * (float)ahead;
-		float m = minf(travel + fall, lookahead_cap(w, i)) + 0.25f * w->radius[i] + 1e-5f;
+		float m = minf(travel + fall, lookahead_cap(w, i)) + 0.25f * w->particles.radius[i] + 1e-5f;
 		pbd_aabb r = {v3(minf(x.x, p.x), minf(x.y, p.y), minf(x.z, p.z)), v3(maxf(x.x, p.x), maxf(x.y, p.y), maxf(x.z, p.z))};
 		// A start carried by a moving collider (collider_carry.c) is a third point of the path.
-		if (w->carry_count > 0 && w->carry_by[i] >= 0) {
-			pbd_v3 c = v3_of4(w->carry_to[i]);
+		if (w->carry.count > 0 && w->carry.by[i] >= 0) {
+			pbd_v3 c = v3_of4(w->carry.to[i]);
 			r.lo = v3(minf(r.lo.x, c.x), minf(r.lo.y, c.y), minf(r.lo.z, c.z));
 			r.hi = v3(maxf(r.hi.x, c.x), maxf(r.hi.y, c.y), maxf(r.hi.z, c.z));
 		}
-		w->regions[i].lo = v3(r.lo.x - m, r.lo.y - m, r.lo.z - m);
-		w->regions[i].hi = v3(r.hi.x + m, r.hi.y + m, r.hi.z + m);
+		w->pairs.regions[i].lo = v3(r.lo.x - m, r.lo.y - m, r.lo.z - m);
+		w->pairs.regions[i].hi = v3(r.hi.x + m, r.hi.y + m, r.hi.z + m);
 	}
 }
 
 static pbd_aabb union_of(const pbd_world *w, const uint32_t *ids, int n, float grow)
 {
-	pbd_aabb b = w->regions[ids[0]];
+	pbd_aabb b = w->pairs.regions[ids[0]];
 	for (int k = 1; k < n; ++k) {
-		pbd_aabb r = w->regions[ids[k]];
+		pbd_aabb r = w->pairs.regions[ids[k]];
 		b.lo = v3(minf(b.lo.x, r.lo.x), minf(b.lo.y, r.lo.y), minf(b.lo.z, r.lo.z));
 		b.hi = v3(maxf(b.hi.x, r.hi.x), maxf(b.hi.y, r.hi.y), maxf(b.hi.z, r.hi.z));
 	}
@@ -358,17 +347,17 @@ static pbd_aabb union_of(const pbd_world *w, const uint32_t *ids, int n, float g
 
 bool pbd_pairs_covered(const pbd_world *w, float h)
 {
-	if (w->topology_dirty)
+	if (w->topology.dirty)
 		return false;
-	if (w->region_count == -1)
+	if (w->pairs.region_count == -1)
 		return true;  // nothing to pair (see pbd_pairs_find)
-	if (w->region_count != w->particle_count)
+	if (w->pairs.region_count != w->particles.count)
 		return false;
-	float tau = (float)(w->time - w->region_time);
+	float tau = (float)(w->time - w->pairs.region_time);
 	const pbd_v4 *x = pbd_motion_starts(w);
-	for (int i = 0; i < w->particle_count; ++i)
-		if (!pbd_region_holds(w, (uint32_t)i, v3_of4(x[i]), tau) ||
-		    !pbd_region_holds(w, (uint32_t)i, v3_of4(w->p[i]), tau + h))
+	for (int i = 0; i < w->particles.count; ++i)
+		if (!region_holds(w, (uint32_t)i, v3_of4(x[i]), tau) ||
+		    !region_holds(w, (uint32_t)i, v3_of4(w->particles.p[i]), tau + h))
 			return false;
 	return true;
 }
@@ -379,8 +368,8 @@ static bool nothing_to_pair(const pbd_world *w)
 {
 	int bodies = 0;
 	bool self = false;
-	for (int s = 0; s < w->body_capacity; ++s) {
-		const pbd_body *c = &w->bodies[s];
+	for (int s = 0; s < w->bodies.capacity; ++s) {
+		const pbd_body *c = &w->bodies.slots[s];
 		if (!c->live)
 			continue;
 		bodies++;
@@ -441,7 +430,7 @@ SORT_RANGE(pbd_pp_contact, pp, j)
 static void search_chunk(const search_job *job, int k)
 {
 	const pbd_world *w = job->w;
-	pbd_pair_chunk *chunk = &job->w->pair_chunks[k];
+	pbd_pair_chunk *chunk = &job->w->pairs.chunks[k];
 	chunk->vt_count = chunk->ee_count = chunk->pp_count = 0;
 	int64_t total = (int64_t)job->nt + job->ne + job->np;
 	int lo = (int)(total * k / PBD_PAIR_CHUNKS), hi = (int)(total * (k + 1) / PBD_PAIR_CHUNKS);
@@ -451,21 +440,21 @@ static void search_chunk(const search_job *job, int k)
 		if (item < job->nt) {
 			ctx.query = (uint32_t)item;
 			int from = chunk->vt_count;
-			pbd_grid_query(&w->vertex_grid, job->tbox[item], -1, visit_vertex_for_triangle, &ctx);
+			pbd_grid_query(&w->pairs.vertex_grid, job->tbox[item], -1, visit_vertex_for_triangle, &ctx);
 			SORT_NEW(chunk, vt, from);
 		} else if (item < job->nt + job->ne) {
 			int e = item - job->nt;
 			ctx.query = (uint32_t)e;
 			int from = chunk->ee_count;
-			pbd_grid_query(&w->edge_grid, job->ebox[e], e, visit_edge_for_edge, &ctx);
+			pbd_grid_query(&w->pairs.edge_grid, job->ebox[e], e, visit_edge_for_edge, &ctx);
 			SORT_NEW(chunk, ee, from);
 		} else {
 			int i = item - job->nt - job->ne;
-			if (body(w, w->owner[i])->kind != PBD_BODY_PARTICLES)
+			if (body(w, w->particles.owner[i])->kind != PBD_BODY_PARTICLES)
 				continue;
 			ctx.query = (uint32_t)i;
 			int from = chunk->pp_count;
-			pbd_grid_query(&w->vertex_grid, job->vbox[i], -1, visit_particle_for_particle, &ctx);
+			pbd_grid_query(&w->pairs.vertex_grid, job->vbox[i], -1, visit_particle_for_particle, &ctx);
 			SORT_NEW(chunk, pp, from);
 		}
 	}
@@ -507,103 +496,103 @@ static bool join_chunks(pbd_world *w)
 {
 	int vt = 0, ee = 0, pp = 0;
 	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k) {
-		vt += w->pair_chunks[k].vt_count;
-		ee += w->pair_chunks[k].ee_count;
-		pp += w->pair_chunks[k].pp_count;
+		vt += w->pairs.chunks[k].vt_count;
+		ee += w->pairs.chunks[k].ee_count;
+		pp += w->pairs.chunks[k].pp_count;
 	}
-	if (!grow_list(w, (void **)&w->vt, &w->vt_capacity, vt, sizeof *w->vt) ||
-	    !grow_list(w, (void **)&w->ee, &w->ee_capacity, ee, sizeof *w->ee) ||
-	    !grow_list(w, (void **)&w->pp, &w->pp_capacity, pp, sizeof *w->pp))
+	if (!grow_list(w, (void **)&w->pairs.vt, &w->pairs.vt_capacity, vt, sizeof *w->pairs.vt) ||
+	    !grow_list(w, (void **)&w->pairs.ee, &w->pairs.ee_capacity, ee, sizeof *w->pairs.ee) ||
+	    !grow_list(w, (void **)&w->pairs.pp, &w->pairs.pp_capacity, pp, sizeof *w->pairs.pp))
 		return false;
 	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k) {
-		const pbd_pair_chunk *c = &w->pair_chunks[k];
+		const pbd_pair_chunk *c = &w->pairs.chunks[k];
 		if (c->vt_count)
-			memcpy(w->vt + w->vt_count, c->vt, (size_t)c->vt_count * sizeof *c->vt);
+			memcpy(w->pairs.vt + w->pairs.vt_count, c->vt, (size_t)c->vt_count * sizeof *c->vt);
 		if (c->ee_count)
-			memcpy(w->ee + w->ee_count, c->ee, (size_t)c->ee_count * sizeof *c->ee);
+			memcpy(w->pairs.ee + w->pairs.ee_count, c->ee, (size_t)c->ee_count * sizeof *c->ee);
 		if (c->pp_count)
-			memcpy(w->pp + w->pp_count, c->pp, (size_t)c->pp_count * sizeof *c->pp);
-		w->vt_count += c->vt_count;
-		w->ee_count += c->ee_count;
-		w->pp_count += c->pp_count;
+			memcpy(w->pairs.pp + w->pairs.pp_count, c->pp, (size_t)c->pp_count * sizeof *c->pp);
+		w->pairs.vt_count += c->vt_count;
+		w->pairs.ee_count += c->ee_count;
+		w->pairs.pp_count += c->pp_count;
 	}
 	return true;
 }
 
 // The per-particle arrays of the search: regions, search positions and drifts.
 #define REGION_ARRAYS(w)                                                                      \
-	(pbd_array_ref[]) { {(void **)&(w)->regions, sizeof *(w)->regions},                   \
-			    {(void **)&(w)->search_at, sizeof *(w)->search_at},               \
-			    {(void **)&(w)->drift, sizeof *(w)->drift} }
+	(pbd_array_ref[]) { {(void **)&(w)->pairs.regions, sizeof *(w)->pairs.regions},                   \
+			    {(void **)&(w)->pairs.search_at, sizeof *(w)->pairs.search_at},               \
+			    {(void **)&(w)->pairs.drift, sizeof *(w)->pairs.drift} }
 #define REGION_ARRAY_COUNT 3
 
 static void free_regions(pbd_world *w)
 {
-	pbd_free_arrays(w, REGION_ARRAYS(w), REGION_ARRAY_COUNT, (size_t)w->region_capacity);
-	w->region_capacity = 0;
+	pbd_free_arrays(w, REGION_ARRAYS(w), REGION_ARRAY_COUNT, (size_t)w->pairs.region_capacity);
+	w->pairs.region_capacity = 0;
 }
 
 // Room for n particles; the contents are rebuilt by each search, so the arrays are replaced
 // rather than grown.
 static bool reserve_regions(pbd_world *w, int n)
 {
-	return pbd_reserve_scratch_arrays(w, REGION_ARRAYS(w), REGION_ARRAY_COUNT, &w->region_capacity, n);
+	return pbd_reserve_scratch_arrays(w, REGION_ARRAYS(w), REGION_ARRAY_COUNT, &w->pairs.region_capacity, n);
 }
 
 // Whether every candidate pair names particles, triangles and edges of the world, each pair
 // once in its order (a < b for edge pairs).
 static bool pairs_well_formed(const pbd_world *w)
 {
-	for (int k = 0; k < w->vt_count; ++k)
-		if ((int)w->vt[k].q >= w->particle_count || (int)w->vt[k].tri >= w->tri_count)
+	for (int k = 0; k < w->pairs.vt_count; ++k)
+		if ((int)w->pairs.vt[k].q >= w->particles.count || (int)w->pairs.vt[k].tri >= w->topology.tri_count)
 			return false;
-	for (int k = 0; k < w->ee_count; ++k)
-		if (w->ee[k].a >= w->ee[k].b || (int)w->ee[k].b >= w->edge_count)
+	for (int k = 0; k < w->pairs.ee_count; ++k)
+		if (w->pairs.ee[k].a >= w->pairs.ee[k].b || (int)w->pairs.ee[k].b >= w->topology.edge_count)
 			return false;
-	for (int k = 0; k < w->pp_count; ++k)
-		if ((int)w->pp[k].i >= w->particle_count || (int)w->pp[k].j >= w->particle_count || w->pp[k].i == w->pp[k].j)
+	for (int k = 0; k < w->pairs.pp_count; ++k)
+		if ((int)w->pairs.pp[k].i >= w->particles.count || (int)w->pairs.pp[k].j >= w->particles.count || w->pairs.pp[k].i == w->pairs.pp[k].j)
 			return false;
 	return true;
 }
 
 bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
 {
-	w->vt_count = w->ee_count = w->pp_count = 0;
-	w->region_count = 0;
-	w->pairs_over_limit = false;
-	if (w->topology_dirty)
+	w->pairs.vt_count = w->pairs.ee_count = w->pairs.pp_count = 0;
+	w->pairs.region_count = 0;
+	w->pairs.over_limit = false;
+	if (w->topology.dirty)
 		return false;  // the step rebuilds it first (pbd_topology_update); out of memory it stays dirty
 	if (nothing_to_pair(w)) {
 		// Regions are not needed either: mark everything covered until bodies change.
-		w->region_count = -1;
+		w->pairs.region_count = -1;
 		return true;
 	}
-	int np = w->particle_count, nt = w->tri_count, ne = w->edge_count;
+	int np = w->particles.count, nt = w->topology.tri_count, ne = w->topology.edge_count;
 	int need = np + nt + ne;
-	if (need > w->box_capacity) {
-		int cap = maxi(need, 2 * w->box_capacity);
-		if (!pbd_grow_array(w, (void **)&w->boxes, (size_t)w->box_capacity, (size_t)cap, sizeof *w->boxes))
+	if (need > w->pairs.box_capacity) {
+		int cap = maxi(need, 2 * w->pairs.box_capacity);
+		if (!pbd_grow_array(w, (void **)&w->pairs.boxes, (size_t)w->pairs.box_capacity, (size_t)cap, sizeof *w->pairs.boxes))
 			return false;
-		w->box_capacity = cap;
+		w->pairs.box_capacity = cap;
 	}
 	if (!reserve_regions(w, np))
 		return false;
 	build_regions(w, substeps_left, h);
 	const pbd_v4 *start = pbd_motion_starts(w);
 	for (int i = 0; i < np; ++i)
-		w->search_at[i] = v3_of4(start[i]);
-	w->region_time = w->time;
-	pbd_aabb *vbox = w->boxes, *tbox = w->boxes + np, *ebox = w->boxes + np + nt;
+		w->pairs.search_at[i] = v3_of4(start[i]);
+	w->pairs.region_time = w->time;
+	pbd_aabb *vbox = w->pairs.boxes, *tbox = w->pairs.boxes + np, *ebox = w->pairs.boxes + np + nt;
 	for (int i = 0; i < np; ++i) {
 		uint32_t id = (uint32_t)i;
-		vbox[i] = union_of(w, &id, 1, w->radius[i]);
+		vbox[i] = union_of(w, &id, 1, w->particles.radius[i]);
 	}
 	for (int t = 0; t < nt; ++t)
-		tbox[t] = union_of(w, w->tri + 3 * t, 3, w->radius[w->tri[3 * t]]);
+		tbox[t] = union_of(w, w->topology.tri + 3 * t, 3, w->particles.radius[w->topology.tri[3 * t]]);
 	for (int e = 0; e < ne; ++e)
-		ebox[e] = union_of(w, w->edge + 2 * e, 2, w->radius[w->edge[2 * e]]);
+		ebox[e] = union_of(w, w->topology.edge + 2 * e, 2, w->particles.radius[w->topology.edge[2 * e]]);
 	float cell = cell_size(w, ebox, ne);
-	if (!pbd_grid_build(w, &w->vertex_grid, vbox, np, cell) || !pbd_grid_build(w, &w->edge_grid, ebox, ne, cell))
+	if (!pbd_grid_build(w, &w->pairs.vertex_grid, vbox, np, cell) || !pbd_grid_build(w, &w->pairs.edge_grid, ebox, ne, cell))
 		return false;
 	w->stats.broad_phase_builds++;
 	int limit = w->settings.max_candidate_pairs;
@@ -611,34 +600,34 @@ bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
 	pbd_parallel_for(w, search_range, PBD_PAIR_CHUNKS, 1, &job);
 	int64_t total = 0;
 	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k)
-		total += chunk_total(&w->pair_chunks[k]);
+		total += chunk_total(&w->pairs.chunks[k]);
 	if (total > job.limit) {
 		// Nothing is kept (a partial list would look complete), and the lists do not grow.
-		w->pairs_over_limit = true;
+		w->pairs.over_limit = true;
 		w->stats.searches_over_limit++;
 		return false;
 	}
 	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k) {
-		if (chunk_fits(&w->pair_chunks[k]))
+		if (chunk_fits(&w->pairs.chunks[k]))
 			continue;
-		if (!grow_chunk(w, &w->pair_chunks[k]))
+		if (!grow_chunk(w, &w->pairs.chunks[k]))
 			return false;
 		search_chunk(&job, k);  // the same search again: it now fits
 	}
 	if (!join_chunks(w))
 		return false;
 	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k) {
-		pbd_pair_chunk *c = &w->pair_chunks[k];
+		pbd_pair_chunk *c = &w->pairs.chunks[k];
 		c->vt_peak = maxi(c->vt_peak, c->vt_count);
 		c->ee_peak = maxi(c->ee_peak, c->ee_count);
 		c->pp_peak = maxi(c->pp_peak, c->pp_count);
 	}
-	w->vt_peak = maxi(w->vt_peak, w->vt_count);
-	w->ee_peak = maxi(w->ee_peak, w->ee_count);
-	w->pp_peak = maxi(w->pp_peak, w->pp_count);
+	w->pairs.vt_peak = maxi(w->pairs.vt_peak, w->pairs.vt_count);
+	w->pairs.ee_peak = maxi(w->pairs.ee_peak, w->pairs.ee_count);
+	w->pairs.pp_peak = maxi(w->pairs.pp_peak, w->pairs.pp_count);
 	w->stats.candidate_pairs_peak = maxi(w->stats.candidate_pairs_peak, pbd_candidate_count(w));
-	w->region_count = np;
-	PBD_ASSERT(w->region_capacity >= np && pairs_well_formed(w));
+	w->pairs.region_count = np;
+	PBD_ASSERT(w->pairs.region_capacity >= np && pairs_well_formed(w));
 	return true;
 }
 
@@ -646,30 +635,30 @@ void pbd_pairs_trim(pbd_world *w)
 {
 	// The chunks' lists are scratch of each search; the world's lists hold the current pairs.
 	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k) {
-		pbd_pair_chunk *c = &w->pair_chunks[k];
+		pbd_pair_chunk *c = &w->pairs.chunks[k];
 		pbd_trim_array(w, (void **)&c->vt, &c->vt_capacity, c->vt_peak, 0, sizeof *c->vt);
 		pbd_trim_array(w, (void **)&c->ee, &c->ee_capacity, c->ee_peak, 0, sizeof *c->ee);
 		pbd_trim_array(w, (void **)&c->pp, &c->pp_capacity, c->pp_peak, 0, sizeof *c->pp);
 		c->vt_peak = c->ee_peak = c->pp_peak = 0;
 	}
-	pbd_trim_array(w, (void **)&w->vt, &w->vt_capacity, w->vt_peak, w->vt_count, sizeof *w->vt);
-	pbd_trim_array(w, (void **)&w->ee, &w->ee_capacity, w->ee_peak, w->ee_count, sizeof *w->ee);
-	pbd_trim_array(w, (void **)&w->pp, &w->pp_capacity, w->pp_peak, w->pp_count, sizeof *w->pp);
-	w->vt_peak = w->vt_count;
-	w->ee_peak = w->ee_count;
-	w->pp_peak = w->pp_count;
-	pbd_grid_trim(w, &w->vertex_grid);
-	pbd_grid_trim(w, &w->edge_grid);
+	pbd_trim_array(w, (void **)&w->pairs.vt, &w->pairs.vt_capacity, w->pairs.vt_peak, w->pairs.vt_count, sizeof *w->pairs.vt);
+	pbd_trim_array(w, (void **)&w->pairs.ee, &w->pairs.ee_capacity, w->pairs.ee_peak, w->pairs.ee_count, sizeof *w->pairs.ee);
+	pbd_trim_array(w, (void **)&w->pairs.pp, &w->pairs.pp_capacity, w->pairs.pp_peak, w->pairs.pp_count, sizeof *w->pairs.pp);
+	w->pairs.vt_peak = w->pairs.vt_count;
+	w->pairs.ee_peak = w->pairs.ee_count;
+	w->pairs.pp_peak = w->pairs.pp_count;
+	pbd_grid_trim(w, &w->pairs.vertex_grid);
+	pbd_grid_trim(w, &w->pairs.edge_grid);
 }
 
 static void mean_free_velocity(const pbd_world *w, double mean[3])
 {
 	mean[0] = mean[1] = mean[2] = 0.0;
 	int n = 0;
-	for (int i = 0; i < w->particle_count; ++i) {
-		if (w->pinned[i])
+	for (int i = 0; i < w->particles.count; ++i) {
+		if (w->particles.pinned[i])
 			continue;
-		mean[0] += w->v[i].x, mean[1] += w->v[i].y, mean[2] += w->v[i].z;
+		mean[0] += w->particles.v[i].x, mean[1] += w->particles.v[i].y, mean[2] += w->particles.v[i].z;
 		n++;
 	}
 	for (int k = 0; k < 3 && n > 0; ++k)
@@ -678,35 +667,52 @@ static void mean_free_velocity(const pbd_world *w, double mean[3])
 
 void pbd_pairs_step_begin(pbd_world *w)
 {
-	mean_free_velocity(w, w->step_mean_v);
+	mean_free_velocity(w, w->pairs.step_mean_v);
 }
 
 void pbd_pairs_step_end(pbd_world *w, float dt)
 {
 	double end[3];
 	mean_free_velocity(w, end);
-	w->mean_accel = v3((float)((end[0] - w->step_mean_v[0]) / dt), (float)((end[1] - w->step_mean_v[1]) / dt),
-			   (float)((end[2] - w->step_mean_v[2]) / dt));
+	w->pairs.mean_accel = v3((float)((end[0] - w->pairs.step_mean_v[0]) / dt), (float)((end[1] - w->pairs.step_mean_v[1]) / dt),
+			   (float)((end[2] - w->pairs.step_mean_v[2]) / dt));
 }
 
 void pbd_pairs_free(pbd_world *w)
 {
-	pbd_grid_free(w, &w->vertex_grid);
-	pbd_grid_free(w, &w->edge_grid);
-	pbd_free_array(w, w->boxes, (size_t)w->box_capacity, sizeof *w->boxes);
+	pbd_grid_free(w, &w->pairs.vertex_grid);
+	pbd_grid_free(w, &w->pairs.edge_grid);
+	pbd_free_array(w, w->pairs.boxes, (size_t)w->pairs.box_capacity, sizeof *w->pairs.boxes);
 	free_regions(w);
 	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k) {
-		pbd_pair_chunk *c = &w->pair_chunks[k];
+		pbd_pair_chunk *c = &w->pairs.chunks[k];
 		pbd_free_array(w, c->vt, (size_t)c->vt_capacity, sizeof *c->vt);
 		pbd_free_array(w, c->ee, (size_t)c->ee_capacity, sizeof *c->ee);
 		pbd_free_array(w, c->pp, (size_t)c->pp_capacity, sizeof *c->pp);
 		*c = (pbd_pair_chunk){0};
 	}
-	pbd_free_array(w, w->vt, (size_t)w->vt_capacity, sizeof *w->vt);
-	pbd_free_array(w, w->ee, (size_t)w->ee_capacity, sizeof *w->ee);
-	pbd_free_array(w, w->pp, (size_t)w->pp_capacity, sizeof *w->pp);
-	pbd_free_array(w, w->tri, (size_t)w->tri_capacity * 3, sizeof *w->tri);
-	pbd_free_array(w, w->tri_owner, (size_t)w->tri_capacity, sizeof *w->tri_owner);
-	pbd_free_array(w, w->edge, (size_t)w->edge_capacity * 2, sizeof *w->edge);
-	pbd_free_array(w, w->edge_owner, (size_t)w->edge_capacity, sizeof *w->edge_owner);
+	pbd_free_array(w, w->pairs.vt, (size_t)w->pairs.vt_capacity, sizeof *w->pairs.vt);
+	pbd_free_array(w, w->pairs.ee, (size_t)w->pairs.ee_capacity, sizeof *w->pairs.ee);
+	pbd_free_array(w, w->pairs.pp, (size_t)w->pairs.pp_capacity, sizeof *w->pairs.pp);
+}
+
+void pbd_pairs_clear(pbd_world *w)
+{
+	w->pairs.vt_count = w->pairs.ee_count = w->pairs.pp_count = 0;
+}
+
+bool pbd_pairs_cover_carried(const pbd_world *w, float h)
+{
+	if (!pbd_pairs_covered(w, h))
+		return false;
+	if (w->pairs.region_count == -1)
+		return true;
+	float tau = (float)(w->time - w->pairs.region_time);
+	for (int i = 0; i < w->particles.count; ++i) {
+		if (w->carry.by[i] < 0)
+			continue;
+		if (!region_holds(w, (uint32_t)i, v3_of4(w->carry.to[i]), tau))
+			return false;
+	}
+	return true;
 }

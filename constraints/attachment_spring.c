@@ -8,8 +8,8 @@
 
 void pbd_attachments_reset(pbd_world *w)
 {
-	for (int s = 0; s < w->attachment_capacity; ++s) {
-		pbd_attachment *a = &w->attachments[s];
+	for (int s = 0; s < w->attachments.capacity; ++s) {
+		pbd_attachment *a = &w->attachments.slots[s];
 		if (a->live && a->compliance > 0.0f)
 			for (int k = 0; k < a->count; ++k)
 				a->lambda[k] = 0.0f;
@@ -18,15 +18,15 @@ void pbd_attachments_reset(pbd_world *w)
 
 void pbd_attachments_solve(pbd_world *w, float inv_h2)
 {
-	for (int s = 0; s < w->attachment_capacity; ++s) {
-		pbd_attachment *a = &w->attachments[s];
+	for (int s = 0; s < w->attachments.capacity; ++s) {
+		pbd_attachment *a = &w->attachments.slots[s];
 		if (!a->live || a->compliance <= 0.0f)
 			continue;
 		float alpha = a->compliance * inv_h2;
 		float limit = a->max_force > 0.0f ? a->max_force / inv_h2 : INFINITY;
-		int first = w->bodies[a->body].first;
+		int first = w->bodies.slots[a->body].first;
 		for (int k = 0; k < a->count; ++k) {
-			pbd_v4 *p = &w->p[first + (int)a->vertices[k]];
+			pbd_v4 *p = &w->particles.p[first + (int)a->vertices[k]];
 			if (p->w == 0.0f)
 				continue;  // pinned by other means
 			pbd_v3 target = v3_add(quat_rotate(a->sub_end.q, a->offset[k]), a->sub_end.p);

@@ -161,8 +161,9 @@ bool pbd_tethers_build(pbd_world *world, pbd_tethers *t, int particle_count, con
 		       int edge_count, const uint32_t *edges, const pbd_v3 *rest_positions);
 void pbd_tethers_free(pbd_world *world, pbd_tethers *t);
 struct pbd_body;
-// Rebuilds a cloth's tethers from what holds it now (tether.c); false when out of memory.
-bool pbd_tethers_rebuild(pbd_world *world, struct pbd_body *cloth);
+// Rebuilds a cloth's tethers from what holds it now: its pins, and held[v] for the vertices
+// attachments hold (tether.c); false when out of memory.
+bool pbd_tethers_rebuild(pbd_world *world, struct pbd_body *cloth, const uint8_t *held);
 // The limit is rest * (1 + slack + strain_per_length * rest): strain_per_length is the
 // stretch compliance times the weight per area, the strain a hanging strip of cloth has
 // per metre below its pin, so a soft cloth keeps its physical stretch.
@@ -193,7 +194,32 @@ static inline bool pbd_contact_movable(const float *inverse_mass, const float *w
 	return false;
 }
 
+// A free particle (a ball) against cloth: within the contact, the cloth's inverse mass is at
+// most `ratio` (settings.particle_cloth_mass_ratio, 0 = no cap) times the ball's. With one pass
+// per substep, a ball hundreds of times heavier than the cloth vertices it touches takes almost
+// none of each correction; the stretch constraints pull the cloth back into it next substep,
+// and the ball goes on as if the cloth were not there (a 0.1 kg ball at 20 m/s sank to its
+// centre in a 0.3 kg trampoline). The tension that would stop it reaches the ball only through
+// many passes. Capping the ratio lets the contact stand for the cloth the touched vertices are
+// tied to (mass scaling for contacts, as Macklin et al. 2014 do for stacks); the contact then
+// does not keep momentum exactly.
+static inline float pbd_ball_contact_inverse_mass(float cloth_w, float ball_w, float ratio)
+{
+	return ratio > 0.0f && ball_w > 0.0f ? fminf(cloth_w, ratio * ball_w) : cloth_w;
+}
+
 // Position-level friction (Macklin et al. 2014, seed 004 eq. 33.2.4-33.2.5): given the
 // relative displacement over the substep and the contact normal and penetration depth d,
 // returns the correction to apply to the relative displacement.
 pbd_v3 pbd_friction_correction(pbd_v3 relative_displacement, pbd_v3 normal, float depth, float mu_s, float mu_k);
+
+// Contact solvers: each projects this substep's contacts of its kind and returns how many
+// were touching. Pairs (collision/pairs.h): vertex_triangle.c, edge_edge.c,
+// particle_particle.c; colliders (collision/collider_contacts.h): particle_collider.c.
+int pbd_vertex_triangle_solve(pbd_world *world);
+int pbd_edge_edge_solve(pbd_world *world);
+int pbd_particle_particle_solve(pbd_world *world);
+int pbd_collider_contacts_solve(pbd_world *world);
+// Pushes cloth triangles off round colliders; returns how many were deep inside, and in
+// *touching how many it pushed.
+int pbd_collider_triangles_solve(pbd_world *world, int *touching);

@@ -7,8 +7,8 @@
 // The direction from edge b to edge a at the substep start (x): the side the pair keeps.
 static pbd_v3 start_normal(const pbd_world *w, const uint32_t *ea, const uint32_t *eb)
 {
-	pbd_d3 a0 = d3_of(v3_of4(w->x[ea[0]])), a1 = d3_of(v3_of4(w->x[ea[1]]));
-	pbd_d3 b0 = d3_of(v3_of4(w->x[eb[0]])), b1 = d3_of(v3_of4(w->x[eb[1]]));
+	pbd_d3 a0 = d3_of(v3_of4(w->particles.x[ea[0]])), a1 = d3_of(v3_of4(w->particles.x[ea[1]]));
+	pbd_d3 b0 = d3_of(v3_of4(w->particles.x[eb[0]])), b1 = d3_of(v3_of4(w->particles.x[eb[1]]));
 	double s, t;
 	pbd_segment_segment_distance2(a0, a1, b0, b1, &s, &t);
 	pbd_d3 d = d3_sub(d3_mad(a0, d3_sub(a1, a0), s), d3_mad(b0, d3_sub(b1, b0), t));
@@ -26,12 +26,12 @@ static pbd_v3 start_normal(const pbd_world *w, const uint32_t *ea, const uint32_
 int pbd_edge_edge_solve(pbd_world *w)
 {
 	int touching = 0;
-	for (int k = 0; k < w->ee_count; ++k) {
-		const pbd_ee_contact *c = &w->ee[k];
-		const uint32_t *ea = w->edge + 2 * c->a, *eb = w->edge + 2 * c->b;
-		if (pbd_ee_apart(w, c, ea, eb, c->thickness))
+	for (int k = 0; k < w->pairs.ee_count; ++k) {
+		const pbd_ee_contact *c = &w->pairs.ee[k];
+		const uint32_t *ea = w->topology.edge + 2 * c->a, *eb = w->topology.edge + 2 * c->b;
+		if (pbd_ee_apart(&w->pairs, c, ea, eb, c->thickness))
 			continue;
-		pbd_v4 *v[4] = {&w->p[ea[0]], &w->p[ea[1]], &w->p[eb[0]], &w->p[eb[1]]};
+		pbd_v4 *v[4] = {&w->particles.p[ea[0]], &w->particles.p[ea[1]], &w->particles.p[eb[0]], &w->particles.p[eb[1]]};
 		pbd_d3 a0 = d3_of(v3_of4(*v[0])), a1 = d3_of(v3_of4(*v[1])), b0 = d3_of(v3_of4(*v[2])),
 		       b1 = d3_of(v3_of4(*v[3]));
 		// Boxes first: most pairs are apart by more than the thickness.
@@ -70,13 +70,13 @@ int pbd_edge_edge_solve(pbd_world *w)
 		pbd_v3 moved = v3(0, 0, 0);
 		const uint32_t ids[4] = {ea[0], ea[1], eb[0], eb[1]};
 		for (int j = 0; j < 4; ++j)
-			moved = v3_mad(moved, v3_sub(v3_of4(*v[j]), v3_of4(w->x[ids[j]])), wgt[j]);
-		pbd_friction_pair mu = pbd_bodies_friction(w, w->edge_owner[c->a], w->edge_owner[c->b]);
+			moved = v3_mad(moved, v3_sub(v3_of4(*v[j]), v3_of4(w->particles.x[ids[j]])), wgt[j]);
+		pbd_friction_pair mu = pbd_bodies_friction(w, w->topology.edge_owner[c->a], w->topology.edge_owner[c->b]);
 		pbd_v3 corr = pbd_friction_correction(moved, n, depth, mu.static_friction, mu.kinetic_friction);
 		float f = 1.0f / wsum;
 		for (int j = 0; j < 4; ++j) {
 			v4_set3(v[j], v3_mad(v3_of4(*v[j]), corr, v[j]->w * wgt[j] * f));
-			pbd_pairs_redrift(w, ids[j]);
+			pbd_pairs_redrift(&w->pairs, ids[j], v3_of4(w->particles.p[ids[j]]));
 		}
 	}
 	return touching;

@@ -25,19 +25,19 @@ static pbd_v3 collider_displacement(const pbd_collider *c, pbd_v3 point)
 // Pushes one particle out of its collider and applies friction; returns whether it touched.
 static bool solve_contact(pbd_world *world, const pbd_collider_contact *ct)
 {
-	pbd_v4 *p = &world->p[ct->particle];
+	pbd_v4 *p = &world->particles.p[ct->particle];
 	if (p->w == 0.0f)
 		return false;
-	const pbd_collider *c = &world->colliders[ct->collider];
+	const pbd_collider *c = &world->colliders.slots[ct->collider];
 	pbd_v3 n;
 	pbd_v3 pos = v3_of4(*p);
 	float depth = ct->radius - pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, pos, &n);
 	if (depth <= 0.0f)
 		return false;
 	pos = v3_mad(pos, n, depth);
-	pbd_v3 moved = v3_sub(pos, v3_of4(world->x[ct->particle]));
+	pbd_v3 moved = v3_sub(pos, v3_of4(world->particles.x[ct->particle]));
 	pbd_v3 relative = v3_sub(moved, collider_displacement(c, pos));
-	pbd_friction_pair mu = pbd_collider_friction(world, world->owner[ct->particle], c);
+	pbd_friction_pair mu = pbd_collider_friction(world, world->particles.owner[ct->particle], c);
 	pos = v3_add(pos, pbd_friction_correction(relative, n, depth, mu.static_friction, mu.kinetic_friction));
 	v4_set3(p, pos);
 	return true;
@@ -55,7 +55,7 @@ static void solve_range(int start, int end, int worker, void *context)
 	contact_job *job = context;
 	int touching = 0;
 	for (int k = job->first + start; k < job->first + end; ++k)
-		touching += solve_contact(job->world, &job->world->contacts[k]);
+		touching += solve_contact(job->world, &job->world->collider_contacts.items[k]);
 	atomic_fetch_add(&job->touching, touching);
 }
 
@@ -65,9 +65,9 @@ static void solve_range(int start, int end, int worker, void *context)
 int pbd_collider_contacts_solve(pbd_world *world)
 {
 	contact_job job = {world, 0, 0};
-	for (int first = 0; first < world->contact_count;) {
+	for (int first = 0; first < world->collider_contacts.count;) {
 		int end = first + 1;
-		while (end < world->contact_count && world->contacts[end].collider == world->contacts[first].collider)
+		while (end < world->collider_contacts.count && world->collider_contacts.items[end].collider == world->collider_contacts.items[first].collider)
 			++end;
 		job.first = first;
 		pbd_parallel_for(world, solve_range, end - first, 512, &job);
@@ -80,7 +80,7 @@ int pbd_collider_contacts_solve(pbd_world *world)
 // the collider at its substep-start pose), when it was clear of the collider then.
 static bool side_at_start(const pbd_world *w, const pbd_collider *c, const uint32_t *v, float reach, pbd_v3 *side)
 {
-	const pbd_v3 corner[3] = {v3_of4(w->x[v[0]]), v3_of4(w->x[v[1]]), v3_of4(w->x[v[2]])};
+	const pbd_v3 corner[3] = {v3_of4(w->particles.x[v[0]]), v3_of4(w->particles.x[v[1]]), v3_of4(w->particles.x[v[2]])};
 	double bary[3];
 	float d;
 	return pbd_round_collider_triangle(c, &c->sub_start, corner, INFINITY, bary, &d, side) && d >= reach;
@@ -93,18 +93,18 @@ static bool side_at_start(const pbd_world *w, const pbd_collider *c, const uint3
 static void triangle_friction(pbd_world *w, const pbd_collider *c, const uint32_t v[3], const double bary[3],
 			      pbd_v3 n, float depth, float wsum)
 {
-	pbd_friction_pair mu = pbd_collider_friction(w, w->owner[v[0]], c);
+	pbd_friction_pair mu = pbd_collider_friction(w, w->particles.owner[v[0]], c);
 	pbd_v3 point = v3(0, 0, 0), moved = v3(0, 0, 0);
 	for (int j = 0; j < 3; ++j) {
-		pbd_v3 pj = v3_of4(w->p[v[j]]);
+		pbd_v3 pj = v3_of4(w->particles.p[v[j]]);
 		point = v3_mad(point, pj, (float)bary[j]);
-		moved = v3_mad(moved, v3_sub(pj, v3_of4(w->x[v[j]])), (float)bary[j]);
+		moved = v3_mad(moved, v3_sub(pj, v3_of4(w->particles.x[v[j]])), (float)bary[j]);
 	}
 	pbd_v3 relative = v3_sub(moved, collider_displacement(c, point));
 	pbd_v3 corr = v3_scale(pbd_friction_correction(relative, n, depth, mu.static_friction, mu.kinetic_friction), 1.0f / wsum);
 	for (int j = 0; j < 3; ++j)
-		if (w->p[v[j]].w > 0.0f)
-			v4_set3(&w->p[v[j]], v3_mad(v3_of4(w->p[v[j]]), corr, (float)bary[j]));
+		if (w->particles.p[v[j]].w > 0.0f)
+			v4_set3(&w->particles.p[v[j]], v3_mad(v3_of4(w->particles.p[v[j]]), corr, (float)bary[j]));
 }
 
 // A round collider (sphere, capsule) against the inside of cloth triangles: a stretched
@@ -121,15 +121,15 @@ static void triangle_friction(pbd_world *w, const pbd_collider *c, const uint32_
 static int push_triangles_off(pbd_world *w, const pbd_collider *c, int *touching)
 {
 	int deep = 0;
-	for (int t = 0; t < w->tri_count; ++t) {
-		const uint32_t *v = w->tri + 3 * t;
-		pbd_v4 *p[3] = {&w->p[v[0]], &w->p[v[1]], &w->p[v[2]]};
+	for (int t = 0; t < w->topology.tri_count; ++t) {
+		const uint32_t *v = w->topology.tri + 3 * t;
+		pbd_v4 *p[3] = {&w->particles.p[v[0]], &w->particles.p[v[1]], &w->particles.p[v[2]]};
 		if (p[0]->w == 0.0f && p[1]->w == 0.0f && p[2]->w == 0.0f)
 			continue;
 		double bary[3];
 		float d;
 		pbd_v3 n;
-		float reach = c->shape.radius + w->radius[v[0]];
+		float reach = c->shape.radius + w->particles.radius[v[0]];
 		const pbd_v3 corner[3] = {v3_of4(*p[0]), v3_of4(*p[1]), v3_of4(*p[2])};
 		if (!pbd_round_collider_triangle(c, &c->sub_end, corner, reach, bary, &d, &n))
 			continue;
@@ -160,7 +160,7 @@ static int push_triangles_off(pbd_world *w, const pbd_collider *c, int *touching
 			if (p[j]->w > 0.0f)
 				v4_set3(p[j], v3_mad(v3_of4(*p[j]), n, (float)bary[j] * dl));
 		triangle_friction(w, c, v, bary, n, depth, wsum);
-		deep += depth > TRIANGLE_DEEP * w->radius[v[0]];
+		deep += depth > TRIANGLE_DEEP * w->particles.radius[v[0]];
 		(*touching)++;
 	}
 	return deep;
@@ -170,8 +170,8 @@ int pbd_collider_triangles_solve(pbd_world *world, int *touching)
 {
 	int deep = 0;
 	*touching = 0;
-	for (int i = 0; i < world->collider_capacity; ++i) {
-		const pbd_collider *c = &world->colliders[i];
+	for (int i = 0; i < world->colliders.capacity; ++i) {
+		const pbd_collider *c = &world->colliders.slots[i];
 		if (c->live && pbd_collider_is_round(c))
 			deep += push_triangles_off(world, c, touching);
 	}

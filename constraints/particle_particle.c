@@ -8,9 +8,9 @@ int pbd_particle_particle_solve(pbd_world *w)
 {
 	int touching = 0;
 	float ratio = w->settings.particle_cloth_mass_ratio;
-	for (int k = 0; k < w->pp_count; ++k) {
-		const pbd_pp_contact *c = &w->pp[k];
-		pbd_v4 *a = &w->p[c->i], *b = &w->p[c->j];
+	for (int k = 0; k < w->pairs.pp_count; ++k) {
+		const pbd_pp_contact *c = &w->pairs.pp[k];
+		pbd_v4 *a = &w->particles.p[c->i], *b = &w->particles.p[c->j];
 		float wa = a->w, wb = b->w;
 		if (c->cloth_side == 1)
 			wa = pbd_ball_contact_inverse_mass(wa, wb, ratio);
@@ -26,14 +26,14 @@ int pbd_particle_particle_solve(pbd_world *w)
 		float l = sqrtf(l2);
 		// Coincident centres: separate along the start offset, or straight up.
 		pbd_v3 n = l > 1e-9f ? v3_scale(d, 1.0f / l)
-				     : v3_normalize_or(v3_sub(v3_of4(w->x[c->i]), v3_of4(w->x[c->j])), v3(0, 1, 0));
+				     : v3_normalize_or(v3_sub(v3_of4(w->particles.x[c->i]), v3_of4(w->particles.x[c->j])), v3(0, 1, 0));
 		touching++;
 		float depth = c->thickness - l;
 		float dl = depth / wsum;
 		v4_set3(a, v3_mad(v3_of4(*a), n, wa * dl));
 		v4_set3(b, v3_mad(v3_of4(*b), n, -wb * dl));
-		pbd_v3 moved = v3_sub(v3_sub(v3_of4(*a), v3_of4(w->x[c->i])), v3_sub(v3_of4(*b), v3_of4(w->x[c->j])));
-		pbd_friction_pair mu = pbd_bodies_friction(w, w->owner[c->i], w->owner[c->j]);
+		pbd_v3 moved = v3_sub(v3_sub(v3_of4(*a), v3_of4(w->particles.x[c->i])), v3_sub(v3_of4(*b), v3_of4(w->particles.x[c->j])));
+		pbd_friction_pair mu = pbd_bodies_friction(w, w->particles.owner[c->i], w->particles.owner[c->j]);
 		pbd_v3 corr = pbd_friction_correction(moved, n, depth, mu.static_friction, mu.kinetic_friction);
 		v4_set3(a, v3_mad(v3_of4(*a), corr, wa / wsum));
 		v4_set3(b, v3_mad(v3_of4(*b), corr, -wb / wsum));

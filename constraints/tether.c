@@ -254,19 +254,17 @@ bool pbd_tethers_build(pbd_world *world, pbd_tethers *out, int n, const float *i
 // pbd_cloth_pin_vertex, by exact attachments) and vertices on an attachment's spring. The
 // mesh edges are the stretch constraints; the rest shape is the world's. On failure (out of
 // memory) the old tethers stay.
-bool pbd_tethers_rebuild(pbd_world *w, pbd_body *c)
+bool pbd_tethers_rebuild(pbd_world *w, pbd_body *c, const uint8_t *held)
 {
 	int n = c->count, edges = 0;
 	for (int k = 0; k < c->distance.count; ++k)
 		edges += c->distance.kind[k] == PBD_DISTANCE_STRETCH;
-	uint8_t *held = pbd_alloc_array(w, (size_t)n, sizeof *held);
 	float *hold_mass = pbd_alloc_array(w, (size_t)n, sizeof *hold_mass);
 	uint32_t *edge = pbd_alloc_array(w, 2 * (size_t)edges, sizeof *edge);
-	bool ok = held && hold_mass && (edge || edges == 0);
+	bool ok = hold_mass && (edge || edges == 0);
 	if (ok) {
-		pbd_attachments_mark_held(w, (uint32_t)(c - w->bodies), held);
 		for (int i = 0; i < n; ++i)
-			hold_mass[i] = held[i] || w->pinned[c->first + i] ? 0.0f : 1.0f;
+			hold_mass[i] = held[i] || w->particles.pinned[c->first + i] ? 0.0f : 1.0f;
 		int e = 0;
 		for (int k = 0; k < c->distance.count; ++k)
 			if (c->distance.kind[k] == PBD_DISTANCE_STRETCH) {
@@ -275,13 +273,12 @@ bool pbd_tethers_rebuild(pbd_world *w, pbd_body *c)
 				e++;
 			}
 		pbd_tethers fresh;
-		ok = pbd_tethers_build(w, &fresh, n, hold_mass, edges, edge, w->rest + c->first);
+		ok = pbd_tethers_build(w, &fresh, n, hold_mass, edges, edge, w->particles.rest + c->first);
 		if (ok) {
 			pbd_tethers_free(w, &c->tethers);
 			c->tethers = fresh;
 		}
 	}
-	pbd_free_array(w, held, (size_t)n, sizeof *held);
 	pbd_free_array(w, hold_mass, (size_t)n, sizeof *hold_mass);
 	pbd_free_array(w, edge, 2 * (size_t)edges, sizeof *edge);
 	return ok;

@@ -14,9 +14,9 @@
 // b, then applies friction to their relative motion.
 static bool push_apart(pbd_world *w, const pbd_vt_contact *c, pbd_v3 n, float depth, const float b[3])
 {
-	const uint32_t *t = w->tri + 3 * c->tri;
-	pbd_v4 *q = &w->p[c->q];
-	pbd_v4 *tv[3] = {&w->p[t[0]], &w->p[t[1]], &w->p[t[2]]};
+	const uint32_t *t = w->topology.tri + 3 * c->tri;
+	pbd_v4 *q = &w->particles.p[c->q];
+	pbd_v4 *tv[3] = {&w->particles.p[t[0]], &w->particles.p[t[1]], &w->particles.p[t[2]]};
 	float tw[3] = {tv[0]->w, tv[1]->w, tv[2]->w};
 	if (c->ball)
 		for (int j = 0; j < 3; ++j)
@@ -32,10 +32,10 @@ static bool push_apart(pbd_world *w, const pbd_vt_contact *c, pbd_v3 n, float de
 	for (int j = 0; j < 3; ++j)
 		v4_set3(tv[j], v3_mad(v3_of4(*tv[j]), n, -tw[j] * b[j] * dl));
 	// Friction on the motion of q relative to the triangle's point under it.
-	pbd_v3 moved = v3_sub(v3_of4(*q), v3_of4(w->x[c->q]));
+	pbd_v3 moved = v3_sub(v3_of4(*q), v3_of4(w->particles.x[c->q]));
 	for (int j = 0; j < 3; ++j)
-		moved = v3_mad(moved, v3_sub(v3_of4(*tv[j]), v3_of4(w->x[t[j]])), -b[j]);
-	pbd_friction_pair mu = pbd_bodies_friction(w, w->owner[c->q], w->tri_owner[c->tri]);
+		moved = v3_mad(moved, v3_sub(v3_of4(*tv[j]), v3_of4(w->particles.x[t[j]])), -b[j]);
+	pbd_friction_pair mu = pbd_bodies_friction(w, w->particles.owner[c->q], w->topology.tri_owner[c->tri]);
 	pbd_v3 corr = pbd_friction_correction(moved, n, depth, mu.static_friction, mu.kinetic_friction);
 	float f = 1.0f / wsum;
 	v4_set3(q, v3_mad(v3_of4(*q), corr, q->w * f));
@@ -50,13 +50,13 @@ static bool push_apart(pbd_world *w, const pbd_vt_contact *c, pbd_v3 n, float de
 // face the ball is kept on the side its centre started the substep on, as for a vertex.
 static bool ball_triangle(pbd_world *w, const pbd_vt_contact *c)
 {
-	const uint32_t *t = w->tri + 3 * c->tri;
-	pbd_v3 q = v3_of4(w->p[c->q]);
+	const uint32_t *t = w->topology.tri + 3 * c->tri;
+	pbd_v3 q = v3_of4(w->particles.p[c->q]);
 	double bary[3];
-	pbd_d3 a = d3_of(v3_of4(w->p[t[0]])), b = d3_of(v3_of4(w->p[t[1]])), cc = d3_of(v3_of4(w->p[t[2]]));
-	pbd_v3 xa = v3_of4(w->x[t[0]]);
-	pbd_v3 xn = v3_cross(v3_sub(v3_of4(w->x[t[1]]), xa), v3_sub(v3_of4(w->x[t[2]]), xa));
-	float side = v3_dot(v3_sub(v3_of4(w->x[c->q]), xa), xn) >= 0.0f ? 1.0f : -1.0f;
+	pbd_d3 a = d3_of(v3_of4(w->particles.p[t[0]])), b = d3_of(v3_of4(w->particles.p[t[1]])), cc = d3_of(v3_of4(w->particles.p[t[2]]));
+	pbd_v3 xa = v3_of4(w->particles.x[t[0]]);
+	pbd_v3 xn = v3_cross(v3_sub(v3_of4(w->particles.x[t[1]]), xa), v3_sub(v3_of4(w->particles.x[t[2]]), xa));
+	float side = v3_dot(v3_sub(v3_of4(w->particles.x[c->q]), xa), xn) >= 0.0f ? 1.0f : -1.0f;
 	pbd_d3 nd = d3_cross(d3_sub(b, a), d3_sub(cc, a));
 	double nl = sqrt(d3_len2(nd));
 	if (nl <= 0.0)
@@ -116,29 +116,29 @@ static bool projection_barycentrics(pbd_v3 e1, pbd_v3 e2, pbd_v3 rel, float *v, 
 // The pair's particles moved: the pairs after it in the loop must see their new drifts.
 static void redrift(pbd_world *w, uint32_t q, const uint32_t *t)
 {
-	pbd_pairs_redrift(w, q);
+	pbd_pairs_redrift(&w->pairs, q, v3_of4(w->particles.p[q]));
 	for (int j = 0; j < 3; ++j)
-		pbd_pairs_redrift(w, t[j]);
+		pbd_pairs_redrift(&w->pairs, t[j], v3_of4(w->particles.p[t[j]]));
 }
 
 int pbd_vertex_triangle_solve(pbd_world *w)
 {
 	int touching = 0;
-	for (int k = 0; k < w->vt_count; ++k) {
-		const pbd_vt_contact *c = &w->vt[k];
+	for (int k = 0; k < w->pairs.vt_count; ++k) {
+		const pbd_vt_contact *c = &w->pairs.vt[k];
 		if (c->ball) {
 			// Not skipped by its clearance: a ball that crossed the triangle's plane over its
 			// face is pushed back however far it went.
 			if (ball_triangle(w, c)) {
 				touching++;
-				redrift(w, c->q, w->tri + 3 * c->tri);
+				redrift(w, c->q, w->topology.tri + 3 * c->tri);
 			}
 			continue;
 		}
-		const uint32_t *t = w->tri + 3 * c->tri;
-		if (pbd_vt_apart(w, c, t, c->thickness))
+		const uint32_t *t = w->topology.tri + 3 * c->tri;
+		if (pbd_vt_apart(&w->pairs, c, t, c->thickness))
 			continue;
-		pbd_v4 *q = &w->p[c->q], *p0 = &w->p[t[0]], *p1 = &w->p[t[1]], *p2 = &w->p[t[2]];
+		pbd_v4 *q = &w->particles.p[c->q], *p0 = &w->particles.p[t[0]], *p1 = &w->particles.p[t[1]], *p2 = &w->particles.p[t[2]];
 		pbd_v3 a = v3_of4(*p0), e1 = v3_sub(v3_of4(*p1), a), e2 = v3_sub(v3_of4(*p2), a);
 		pbd_v3 n = v3_cross(e1, e2);
 		float nl = v3_len(n);
@@ -151,9 +151,9 @@ int pbd_vertex_triangle_solve(pbd_world *w)
 			continue;
 		// Only now, near the plane: the side q started the substep on (x does not change
 		// during the substep, so every iteration agrees).
-		pbd_v3 xa = v3_of4(w->x[t[0]]);
-		pbd_v3 xn = v3_cross(v3_sub(v3_of4(w->x[t[1]]), xa), v3_sub(v3_of4(w->x[t[2]]), xa));
-		float side = v3_dot(v3_sub(v3_of4(w->x[c->q]), xa), xn) >= 0.0f ? 1.0f : -1.0f;
+		pbd_v3 xa = v3_of4(w->particles.x[t[0]]);
+		pbd_v3 xn = v3_cross(v3_sub(v3_of4(w->particles.x[t[1]]), xa), v3_sub(v3_of4(w->particles.x[t[2]]), xa));
+		float side = v3_dot(v3_sub(v3_of4(w->particles.x[c->q]), xa), xn) >= 0.0f ? 1.0f : -1.0f;
 		n = v3_scale(n, side);
 		d *= side;
 		if (d >= c->thickness)

@@ -44,8 +44,8 @@ static pbd_v3 triangle_air_share(const air_job *job, int t)
 	const pbd_world_settings *s = &w->settings;
 	pbd_v3 wind = job->wind;
 	float speed = job->speed, half_rho = job->half_rho;
-	const pbd_v4 *x = w->x + c->first;
-	const pbd_v3 *v = w->v + c->first;
+	const pbd_v4 *x = w->particles.x + c->first;
+	const pbd_v3 *v = w->particles.v + c->first;
 	const uint32_t *tri = c->triangles + 3 * t;
 	pbd_v3 a = v3_of4(x[tri[0]]), b = v3_of4(x[tri[1]]), d = v3_of4(x[tri[2]]);
 	pbd_v3 cross = v3_cross(v3_sub(b, a), v3_sub(d, a));
@@ -81,7 +81,7 @@ static void air_gather_range(int start, int end, int worker, void *context)
 	PBD_UNUSED(worker);
 	const air_job *job = context;
 	const pbd_body *c = job->c;
-	pbd_v3 *f = job->w->force + c->first;
+	pbd_v3 *f = job->w->particles.force + c->first;
 	for (int i = start; i < end; ++i) {
 		pbd_v3 sum = v3(0, 0, 0);
 		for (int k = c->vertex_triangle_start[i]; k < c->vertex_triangle_start[i + 1]; ++k)
@@ -110,9 +110,9 @@ bool pbd_air_is_on(const pbd_world *w)
 // slowly next to the substep rate, and this is the costliest force by far.
 void pbd_air_forces(pbd_world *w)
 {
-	if (w->particle_count > 0)  // an empty world has no array at all
-		memset(w->force, 0, (size_t)w->particle_count * sizeof *w->force);
-	for (int s = 0; s < w->body_capacity; ++s)
-		if (w->bodies[s].live)
-			aerodynamic_forces(w, &w->bodies[s]);
+	if (w->particles.count > 0)  // an empty world has no array at all
+		memset(w->particles.force, 0, (size_t)w->particles.count * sizeof *w->particles.force);
+	for (int s = 0; s < w->bodies.capacity; ++s)
+		if (w->bodies.slots[s].live)
+			aerodynamic_forces(w, &w->bodies.slots[s]);
 }

@@ -27,12 +27,12 @@ static pbd_attachment *lookup(const pbd_world *world, pbd_attachment_id id, pbd_
 	pbd_result r = PBD_ERR_NULL_ARGUMENT;
 	pbd_attachment *a = NULL;
 	if (world) {
-		bool in_range = id.index1 >= 1 && id.index1 <= (uint32_t)world->attachment_capacity;
-		const pbd_attachment *slot = in_range ? &world->attachments[id.index1 - 1] : NULL;
-		r = pbd_check_slot(id.index1, id.generation, world->attachment_capacity, slot && slot->live,
+		bool in_range = id.index1 >= 1 && id.index1 <= (uint32_t)world->attachments.capacity;
+		const pbd_attachment *slot = in_range ? &world->attachments.slots[id.index1 - 1] : NULL;
+		r = pbd_check_slot(id.index1, id.generation, world->attachments.capacity, slot && slot->live,
 				   slot ? slot->generation : 0);
 		if (r == PBD_OK)
-			a = &world->attachments[id.index1 - 1];
+			a = &world->attachments.slots[id.index1 - 1];
 	}
 	if (why)
 		*why = r;
@@ -52,8 +52,8 @@ static pbd_attachment *get_attachment(const pbd_world *world, pbd_attachment_id 
 // Whether another live kinematic attachment already holds vertex v of this body.
 static bool held_elsewhere(const pbd_world *w, const pbd_attachment *self, uint32_t body, uint32_t v)
 {
-	for (int i = 0; i < w->attachment_capacity; ++i) {
-		const pbd_attachment *a = &w->attachments[i];
+	for (int i = 0; i < w->attachments.capacity; ++i) {
+		const pbd_attachment *a = &w->attachments.slots[i];
 		if (a == self || !a->live || a->body != body || a->compliance > 0.0f)
 			continue;
 		for (int k = 0; k < a->count; ++k)
@@ -65,23 +65,23 @@ static bool held_elsewhere(const pbd_world *w, const pbd_attachment *self, uint3
 
 static void make_kinematic(pbd_world *w, const pbd_attachment *a)
 {
-	const pbd_body *c = &w->bodies[a->body];
+	const pbd_body *c = &w->bodies.slots[a->body];
 	for (int k = 0; k < a->count; ++k) {
 		int i = c->first + (int)a->vertices[k];
-		w->pinned[i] = 1;
-		w->x[i].w = w->p[i].w = 0.0f;
-		w->v[i] = v3(0, 0, 0);
-		w->pin_from[i] = w->pin_to[i] = v3_of4(w->x[i]);
+		w->particles.pinned[i] = 1;
+		w->particles.x[i].w = w->particles.p[i].w = 0.0f;
+		w->particles.v[i] = v3(0, 0, 0);
+		w->particles.pin_from[i] = w->particles.pin_to[i] = v3_of4(w->particles.x[i]);
 	}
 }
 
 static void release(pbd_world *w, const pbd_attachment *a)
 {
-	const pbd_body *c = &w->bodies[a->body];
+	const pbd_body *c = &w->bodies.slots[a->body];
 	for (int k = 0; k < a->count; ++k) {
 		int i = c->first + (int)a->vertices[k];
-		w->pinned[i] = 0;
-		w->x[i].w = w->p[i].w = w->inv_mass_free[i];
+		w->particles.pinned[i] = 0;
+		w->particles.x[i].w = w->particles.p[i].w = w->particles.inv_mass_free[i];
 	}
 }
 
@@ -100,15 +100,15 @@ static void free_arrays(pbd_world *w, pbd_attachment *a)
 
 static int free_slot(pbd_world *w)
 {
-	for (int i = 0; i < w->attachment_capacity; ++i)
-		if (!w->attachments[i].live)
+	for (int i = 0; i < w->attachments.capacity; ++i)
+		if (!w->attachments.slots[i].live)
 			return i;
-	int cap = maxi(4, w->attachment_capacity * 2);
-	if (!pbd_grow_array(w, (void **)&w->attachments, (size_t)w->attachment_capacity, (size_t)cap,
-			    sizeof *w->attachments))
+	int cap = maxi(4, w->attachments.capacity * 2);
+	if (!pbd_grow_array(w, (void **)&w->attachments.slots, (size_t)w->attachments.capacity, (size_t)cap,
+			    sizeof *w->attachments.slots))
 		return -1;
-	int slot = w->attachment_capacity;
-	w->attachment_capacity = cap;
+	int slot = w->attachments.capacity;
+	w->attachments.capacity = cap;
 	return slot;
 }
 
@@ -138,7 +138,7 @@ pbd_result pbd_attachment_create(pbd_world *world, const pbd_attachment_def *def
 		return pbd_fail(world, PBD_ERR_NOT_FINITE, "attachment max_force is NaN, infinite or beyond 1e12");
 	if (def->max_force < 0.0f)
 		return pbd_fail(world, PBD_ERR_NEGATIVE, "attachment max_force must be >= 0, got %g", (double)def->max_force);
-	uint32_t body = (uint32_t)(c - world->bodies);
+	uint32_t body = (uint32_t)(c - world->bodies.slots);
 	for (int k = 0; k < def->vertex_count; ++k) {
 		uint32_t v = def->vertices[k];
 		if (v >= (uint32_t)c->count)
@@ -160,7 +160,7 @@ pbd_result pbd_attachment_create(pbd_world *world, const pbd_attachment_def *def
 	pbd_quat inverse = quat_conj(pose.q);
 	for (int k = 0; k < a.count; ++k) {
 		a.vertices[k] = def->vertices[k];
-		pbd_v3 x = v3_of4(world->x[c->first + (int)a.vertices[k]]);
+		pbd_v3 x = v3_of4(world->particles.x[c->first + (int)a.vertices[k]]);
 		a.offset[k] = quat_rotate(inverse, v3_sub(x, pose.p));
 	}
 	a.body = body;
@@ -168,11 +168,11 @@ pbd_result pbd_attachment_create(pbd_world *world, const pbd_attachment_def *def
 	a.compliance = def->compliance;
 	a.max_force = def->max_force;
 	a.pose_start = a.pose_end = a.sub_end = pose;
-	a.generation = world->attachments[slot].generation + 1;
+	a.generation = world->attachments.slots[slot].generation + 1;
 	a.live = true;
-	world->attachments[slot] = a;
+	world->attachments.slots[slot] = a;
 	if (a.compliance == 0.0f)
-		make_kinematic(world, &world->attachments[slot]);
+		make_kinematic(world, &world->attachments.slots[slot]);
 	c->holds_changed = true;
 	*out_id = (pbd_attachment_id){(uint32_t)slot + 1, a.generation};
 	return PBD_OK;
@@ -186,7 +186,7 @@ pbd_result pbd_attachment_destroy(pbd_world *world, pbd_attachment_id id)
 		return r;
 	if (a->compliance == 0.0f)
 		release(world, a);
-	world->bodies[a->body].holds_changed = true;
+	world->bodies.slots[a->body].holds_changed = true;
 	free_arrays(world, a);
 	return PBD_OK;
 }
@@ -222,8 +222,8 @@ pbd_result pbd_attachment_set_pose(pbd_world *world, pbd_attachment_id id, const
 
 void pbd_attachments_mark_held(const pbd_world *w, uint32_t body, uint8_t *held)
 {
-	for (int s = 0; s < w->attachment_capacity; ++s) {
-		const pbd_attachment *a = &w->attachments[s];
+	for (int s = 0; s < w->attachments.capacity; ++s) {
+		const pbd_attachment *a = &w->attachments.slots[s];
 		if (a->live && a->body == body)
 			for (int k = 0; k < a->count; ++k)
 				held[a->vertices[k]] = 1;
@@ -246,19 +246,19 @@ pbd_result pbd_attachment_teleport(pbd_world *world, pbd_attachment_id id, const
 	// The rigid motion that takes the frame from where it was at the end of the last step.
 	pbd_pose from = a->pose_start;
 	pbd_quat turn = quat_mul(to.q, quat_conj(from.q));
-	pbd_body *c = &world->bodies[a->body];
+	pbd_body *c = &world->bodies.slots[a->body];
 	for (int i = c->first; i < c->first + c->count; ++i) {
-		pbd_v3 moved = v3_add(quat_rotate(turn, v3_sub(v3_of4(world->x[i]), from.p)), to.p);
+		pbd_v3 moved = v3_add(quat_rotate(turn, v3_sub(v3_of4(world->particles.x[i]), from.p)), to.p);
 		r = pbd_check_coordinates(world, &moved.x, 3, "teleported vertex");
 		if (r != PBD_OK)
 			return r;
 	}
 	for (int i = c->first; i < c->first + c->count; ++i) {
-		v4_set3(&world->x[i], v3_add(quat_rotate(turn, v3_sub(v3_of4(world->x[i]), from.p)), to.p));
-		world->p[i] = world->x[i];
-		world->pin_from[i] = v3_add(quat_rotate(turn, v3_sub(world->pin_from[i], from.p)), to.p);
-		world->pin_to[i] = v3_add(quat_rotate(turn, v3_sub(world->pin_to[i], from.p)), to.p);
-		world->v[i] = quat_rotate(turn, world->v[i]);
+		v4_set3(&world->particles.x[i], v3_add(quat_rotate(turn, v3_sub(v3_of4(world->particles.x[i]), from.p)), to.p));
+		world->particles.p[i] = world->particles.x[i];
+		world->particles.pin_from[i] = v3_add(quat_rotate(turn, v3_sub(world->particles.pin_from[i], from.p)), to.p);
+		world->particles.pin_to[i] = v3_add(quat_rotate(turn, v3_sub(world->particles.pin_to[i], from.p)), to.p);
+		world->particles.v[i] = quat_rotate(turn, world->particles.v[i]);
 	}
 	a->pose_start = a->pose_end = a->sub_end = to;
 	pbd_cloth_refresh_outputs(world, c);
@@ -280,11 +280,11 @@ pbd_result pbd_attachment_set_compliance(pbd_world *world, pbd_attachment_id id,
 						"vertex %u is already held by another attachment", a->vertices[k]);
 		a->compliance = 0.0f;
 		make_kinematic(world, a);
-		world->bodies[a->body].holds_changed = true;
+		world->bodies.slots[a->body].holds_changed = true;
 	} else if (compliance > 0.0f && a->compliance == 0.0f) {
 		release(world, a);
 		a->compliance = compliance;
-		world->bodies[a->body].holds_changed = true;
+		world->bodies.slots[a->body].holds_changed = true;
 	} else {
 		// Between two compliances nothing changes what holds the cloth.
 		a->compliance = compliance;
@@ -309,8 +309,8 @@ pbd_result pbd_attachment_get_target(const pbd_world *world, pbd_attachment_id i
 
 void pbd_attachments_substep(pbd_world *w, float t1)
 {
-	for (int s = 0; s < w->attachment_capacity; ++s) {
-		pbd_attachment *a = &w->attachments[s];
+	for (int s = 0; s < w->attachments.capacity; ++s) {
+		pbd_attachment *a = &w->attachments.slots[s];
 		if (!a->live)
 			continue;
 		a->sub_end = (pbd_pose){v3_lerp(a->pose_start.p, a->pose_end.p, t1), quat_nlerp(a->pose_start.q, a->pose_end.q, t1)};
@@ -318,36 +318,36 @@ void pbd_attachments_substep(pbd_world *w, float t1)
 			continue;
 		// Kinematic: on the frame's rigid path, which a straight pin path would cut short
 		// when the frame turns.
-		const pbd_body *c = &w->bodies[a->body];
+		const pbd_body *c = &w->bodies.slots[a->body];
 		for (int k = 0; k < a->count; ++k) {
 			int i = c->first + (int)a->vertices[k];
 			pbd_v3 target = pose_apply(a->sub_end, a->offset[k]);
-			v4_set3(&w->p[i], target);
-			w->pin_from[i] = w->pin_to[i] = target;
+			v4_set3(&w->particles.p[i], target);
+			w->particles.pin_from[i] = w->particles.pin_to[i] = target;
 		}
 	}
 }
 
 void pbd_attachments_end_step(pbd_world *w)
 {
-	for (int s = 0; s < w->attachment_capacity; ++s)
-		if (w->attachments[s].live)
-			w->attachments[s].pose_start = w->attachments[s].sub_end = w->attachments[s].pose_end;
+	for (int s = 0; s < w->attachments.capacity; ++s)
+		if (w->attachments.slots[s].live)
+			w->attachments.slots[s].pose_start = w->attachments.slots[s].sub_end = w->attachments.slots[s].pose_end;
 }
 
 void pbd_attachments_remove_body(pbd_world *w, uint32_t body)
 {
-	for (int s = 0; s < w->attachment_capacity; ++s)
-		if (w->attachments[s].live && w->attachments[s].body == body)
-			free_arrays(w, &w->attachments[s]);
+	for (int s = 0; s < w->attachments.capacity; ++s)
+		if (w->attachments.slots[s].live && w->attachments.slots[s].body == body)
+			free_arrays(w, &w->attachments.slots[s]);
 }
 
 void pbd_attachments_free(pbd_world *w)
 {
-	for (int s = 0; s < w->attachment_capacity; ++s)
-		if (w->attachments[s].live)
-			free_arrays(w, &w->attachments[s]);
-	pbd_free_array(w, w->attachments, (size_t)w->attachment_capacity, sizeof *w->attachments);
-	w->attachments = NULL;
-	w->attachment_capacity = 0;
+	for (int s = 0; s < w->attachments.capacity; ++s)
+		if (w->attachments.slots[s].live)
+			free_arrays(w, &w->attachments.slots[s]);
+	pbd_free_array(w, w->attachments.slots, (size_t)w->attachments.capacity, sizeof *w->attachments.slots);
+	w->attachments.slots = NULL;
+	w->attachments.capacity = 0;
 }

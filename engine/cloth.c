@@ -321,49 +321,16 @@ static pbd_result build_constraints(pbd_world *w, const pbd_cloth_mesh *b, pbd_b
 	return PBD_OK;
 }
 
-bool pbd_reserve_particles(pbd_world *w, int extra)
-{
-	int need = w->particle_count + extra;
-	if (need <= w->particle_capacity)
-		return true;
-	size_t old = (size_t)w->particle_capacity, cap = (size_t)maxi(need, w->particle_capacity * 2);
-	// All or nothing: allocate every new array first, then copy and swap.
-	struct {
-#define PBD_DECLARE(name) __typeof__(w->name) name;
-		PBD_PARTICLE_ARRAYS(PBD_DECLARE)
-#undef PBD_DECLARE
-	} fresh;
-	bool ok = true;
-#define PBD_ALLOCATE(name) fresh.name = pbd_alloc_array(w, cap, sizeof *w->name); ok = ok && fresh.name;
-	PBD_PARTICLE_ARRAYS(PBD_ALLOCATE)
-#undef PBD_ALLOCATE
-	if (!ok) {
-#define PBD_DROP(name) pbd_free_array(w, fresh.name, cap, sizeof *w->name);
-		PBD_PARTICLE_ARRAYS(PBD_DROP)
-#undef PBD_DROP
-		return false;
-	}
-#define PBD_SWAP(name)                                                        \
-	if (old)                                                              \
-		memcpy(fresh.name, w->name, old * sizeof *w->name);           \
-	pbd_free_array(w, w->name, old, sizeof *w->name);                     \
-	w->name = fresh.name;
-	PBD_PARTICLE_ARRAYS(PBD_SWAP)
-#undef PBD_SWAP
-	w->particle_capacity = (int)cap;
-	return true;
-}
-
 int pbd_body_slot(pbd_world *w)
 {
-	for (int i = 0; i < w->body_capacity; ++i)
-		if (!w->bodies[i].live)
+	for (int i = 0; i < w->bodies.capacity; ++i)
+		if (!w->bodies.slots[i].live)
 			return i;
-	int cap = maxi(4, w->body_capacity * 2);
-	if (!pbd_grow_array(w, (void **)&w->bodies, (size_t)w->body_capacity, (size_t)cap, sizeof *w->bodies))
+	int cap = maxi(4, w->bodies.capacity * 2);
+	if (!pbd_grow_array(w, (void **)&w->bodies.slots, (size_t)w->bodies.capacity, (size_t)cap, sizeof *w->bodies.slots))
 		return -1;
-	int slot = w->body_capacity;
-	w->body_capacity = cap;
+	int slot = w->bodies.capacity;
+	w->bodies.capacity = cap;
 	return slot;
 }
 
@@ -411,7 +378,7 @@ pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_clot
 		r = build_mesh(world, def, &b);
 	else
 		r = pbd_fail(world, PBD_ERR_BAD_SHAPE, "unknown cloth source %d", (int)def->source);
-	if (r == PBD_OK && world->particle_count + b.vertex_count > PBD_MAX_PARTICLES)
+	if (r == PBD_OK && world->particles.count + b.vertex_count > PBD_MAX_PARTICLES)
 		r = pbd_fail(world, PBD_ERR_BAD_COUNT, "the world would hold more than %d particles", PBD_MAX_PARTICLES);
 	if (r == PBD_OK)
 		r = build_masses(world, def, &b);
@@ -449,22 +416,22 @@ pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_clot
 	float ql = sqrtf(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
 	q = (pbd_quat){q.x / ql, q.y / ql, q.z / ql, q.w / ql};
 	pbd_v3 origin = v3_load(def->position), vel = v3_load(def->velocity);
-	int first = world->particle_count;
+	int first = world->particles.count;
 	for (int i = 0; i < b.vertex_count; ++i) {
 		int k = first + i;
 		pbd_v3 pos = v3_add(quat_rotate(q, b.rest[i]), origin);
 		float wi = b.inv_mass[i];
-		world->x[k] = world->p[k] = v4_from3(pos, wi);
-		world->v[k] = wi > 0.0f ? vel : v3(0, 0, 0);
-		world->force[k] = v3(0, 0, 0);
-		world->pinned[k] = wi == 0.0f;
+		world->particles.x[k] = world->particles.p[k] = v4_from3(pos, wi);
+		world->particles.v[k] = wi > 0.0f ? vel : v3(0, 0, 0);
+		world->particles.force[k] = v3(0, 0, 0);
+		world->particles.pinned[k] = wi == 0.0f;
 		// A vertex pinned by the def keeps its free mass as if it had none: releasing it
 		// later needs a mass, so give it the mass its triangles would.
-		world->inv_mass_free[k] = wi;
-		world->pin_from[k] = world->pin_to[k] = pos;
-		world->owner[k] = (uint32_t)slot;
-		world->rest[k] = b.rest[i];
-		world->radius[k] = 0.5f * def->material.thickness;
+		world->particles.inv_mass_free[k] = wi;
+		world->particles.pin_from[k] = world->particles.pin_to[k] = pos;
+		world->particles.owner[k] = (uint32_t)slot;
+		world->particles.rest[k] = b.rest[i];
+		world->particles.radius[k] = 0.5f * def->material.thickness;
 	}
 	if (def->masses == NULL) {
 		// Free masses for pinned vertices (see above), from their triangles.
@@ -474,34 +441,34 @@ pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_clot
 			float third = 0.5f * v3_len(v3_cross(e1, e2)) * def->areal_density / 3.0f;
 			for (int k = 0; k < 3; ++k)
 				if (b.inv_mass[f[k]] == 0.0f)
-					world->force[first + (int)f[k]].x += third;  // scratch: accumulated mass
+					world->particles.force[first + (int)f[k]].x += third;  // scratch: accumulated mass
 		}
 	}
 	for (int i = 0; i < b.vertex_count; ++i) {
 		int k = first + i;
 		if (b.inv_mass[i] == 0.0f) {
-			float m = def->masses ? def->masses[i] : world->force[k].x;
-			world->inv_mass_free[k] = m > 0.0f ? 1.0f / m : 1.0f;
-			world->force[k].x = 0.0f;
+			float m = def->masses ? def->masses[i] : world->particles.force[k].x;
+			world->particles.inv_mass_free[k] = m > 0.0f ? 1.0f / m : 1.0f;
+			world->particles.force[k].x = 0.0f;
 		}
 	}
 	double mass = 0.0, area = 0.0;
 	for (int i = 0; i < b.vertex_count; ++i)
-		mass += 1.0 / world->inv_mass_free[first + i];
+		mass += 1.0 / world->particles.inv_mass_free[first + i];
 	for (int t = 0; t < b.triangle_count; ++t) {
 		const uint32_t *f = cloth.triangles + 3 * t;
 		area += 0.5 * v3_len(v3_cross(v3_sub(b.rest[f[1]], b.rest[f[0]]), v3_sub(b.rest[f[2]], b.rest[f[0]])));
 	}
 	cloth.areal_density = (float)(mass / area);
-	world->particle_count += b.vertex_count;
-	uint32_t generation = world->bodies[slot].generation + 1;
+	world->particles.count += b.vertex_count;
+	uint32_t generation = world->bodies.slots[slot].generation + 1;
 	cloth.first = first;
 	cloth.generation = generation;
 	cloth.live = true;
 	cloth.kind = PBD_BODY_CLOTH;
-	world->bodies[slot] = cloth;
-	world->topology_dirty = true;
-	pbd_cloth_refresh_outputs(world, &world->bodies[slot]);
+	world->bodies.slots[slot] = cloth;
+	world->topology.dirty = true;
+	pbd_cloth_refresh_outputs(world, &world->bodies.slots[slot]);
 	build_free(world, &b);
 	*out_id = (pbd_cloth_id){(uint32_t)slot + 1, generation};
 	return PBD_OK;
@@ -532,13 +499,13 @@ pbd_body *pbd_body_lookup(const pbd_world *world, uint32_t index1, uint32_t gene
 	pbd_result r = PBD_ERR_NULL_ARGUMENT;
 	pbd_body *c = NULL;
 	if (world) {
-		bool in_range = index1 >= 1 && index1 <= (uint32_t)world->body_capacity;
-		const pbd_body *slot = in_range ? &world->bodies[index1 - 1] : NULL;
-		r = pbd_check_slot(index1, generation, world->body_capacity, slot && slot->live, slot ? slot->generation : 0);
+		bool in_range = index1 >= 1 && index1 <= (uint32_t)world->bodies.capacity;
+		const pbd_body *slot = in_range ? &world->bodies.slots[index1 - 1] : NULL;
+		r = pbd_check_slot(index1, generation, world->bodies.capacity, slot && slot->live, slot ? slot->generation : 0);
 		if (r == PBD_OK && slot->kind != kind)
 			r = PBD_ERR_UNKNOWN_ID;
 		if (r == PBD_OK)
-			c = &world->bodies[index1 - 1];
+			c = &world->bodies.slots[index1 - 1];
 	}
 	if (why)
 		*why = r;
@@ -579,20 +546,18 @@ pbd_result pbd_cloth_destroy(pbd_world *world, pbd_cloth_id id)
 
 void pbd_body_remove(pbd_world *world, pbd_body *c)
 {
-	int first = c->first, count = c->count, tail = world->particle_count - first - count;
-	// Close the gap in the particle arrays; later cloths move down.
-#define PBD_SHIFT(arr) memmove(world->arr + first, world->arr + first + count, (size_t)tail * sizeof *world->arr);
-	PBD_PARTICLE_ARRAYS(PBD_SHIFT)
-#undef PBD_SHIFT
-	world->particle_count -= count;
-	for (int i = 0; i < world->body_capacity; ++i)
-		if (world->bodies[i].live && world->bodies[i].first > first)
-			world->bodies[i].first -= count;
-	pbd_attachments_remove_body(world, (uint32_t)(c - world->bodies));
+	int first = c->first, count = c->count;
+	// Close the gap in the particle arrays; later bodies move down.
+	pbd_particles_remove(world, first, count);
+	for (int i = 0; i < world->bodies.capacity; ++i)
+		if (world->bodies.slots[i].live && world->bodies.slots[i].first > first)
+			world->bodies.slots[i].first -= count;
+	pbd_attachments_remove_body(world, (uint32_t)(c - world->bodies.slots));
 	pbd_cloth_release_all(world, c);
-	world->contact_count = 0;
-	world->vt_count = world->ee_count = world->pp_count = 0;
-	world->topology_dirty = true;
+	// The contacts name particles by index: they are void, and the lists are rebuilt.
+	pbd_collider_contacts_clear(world);
+	pbd_pairs_clear(world);
+	world->topology.dirty = true;
 }
 
 pbd_result pbd_cloth_set_material(pbd_world *world, pbd_cloth_id id, const pbd_cloth_material *material)
@@ -607,7 +572,7 @@ pbd_result pbd_cloth_set_material(pbd_world *world, pbd_cloth_id id, const pbd_c
 	if (r != PBD_OK)
 		return r;
 	c->material = *material;
-	world->topology_dirty = true;  // the thickness sets contact radii
+	world->topology.dirty = true;  // the thickness sets contact radii
 	pbd_distance_set_compliance(&c->distance, material->stretch_compliance, material->shear_compliance);
 	return PBD_OK;
 }
@@ -625,19 +590,19 @@ pbd_result pbd_cloth_set_areal_density(pbd_world *world, pbd_cloth_id id, float 
 	// Every mass scales by the same factor, so the inverse masses scale by its inverse.
 	float scale = c->areal_density / areal_density;
 	for (int i = c->first; i < c->first + c->count; ++i) {
-		if (!(world->inv_mass_free[i] * scale <= 1.0f / PBD_MIN_MASS))
+		if (!(world->particles.inv_mass_free[i] * scale <= 1.0f / PBD_MIN_MASS))
 			return pbd_fail(world, PBD_ERR_OUT_OF_RANGE,
 					"areal density %g kg/m^2 gives vertex %d a mass below %g kg", (double)areal_density,
 					i - c->first, (double)PBD_MIN_MASS);
-		if (!(world->inv_mass_free[i] * scale >= 1.0f / PBD_MAX_MASS))
+		if (!(world->particles.inv_mass_free[i] * scale >= 1.0f / PBD_MAX_MASS))
 			return pbd_fail(world, PBD_ERR_OUT_OF_RANGE,
 					"areal density %g kg/m^2 gives vertex %d a mass above %g kg", (double)areal_density,
 					i - c->first, (double)PBD_MAX_MASS);
 	}
 	for (int i = c->first; i < c->first + c->count; ++i) {
-		world->inv_mass_free[i] *= scale;
-		if (!world->pinned[i])
-			world->x[i].w = world->p[i].w = world->inv_mass_free[i];
+		world->particles.inv_mass_free[i] *= scale;
+		if (!world->particles.pinned[i])
+			world->particles.x[i].w = world->particles.p[i].w = world->particles.inv_mass_free[i];
 	}
 	c->areal_density = areal_density;
 	return PBD_OK;
@@ -738,7 +703,7 @@ pbd_result pbd_cloth_get_inverse_mass(const pbd_world *world, pbd_cloth_id id, i
 		return r;
 	if (!out)
 		return pbd_fail((pbd_world *)world, PBD_ERR_NULL_ARGUMENT, "out is NULL");
-	*out = world->p[c->first + vertex].w;
+	*out = world->particles.p[c->first + vertex].w;
 	return PBD_OK;
 }
 
@@ -760,17 +725,17 @@ pbd_result pbd_cloth_pin_vertex(pbd_world *world, pbd_cloth_id id, int vertex, c
 	r = pbd_check_coordinates(world, position, 3, "pin position");
 	if (r != PBD_OK)
 		return r;
-	if (pbd_attachment_holds(world, (uint32_t)(c - world->bodies), (uint32_t)vertex))
+	if (pbd_attachment_holds(world, (uint32_t)(c - world->bodies.slots), (uint32_t)vertex))
 		return held_vertex(world, vertex, "pinned");
 	int k = c->first + vertex;
-	if (!world->pinned[k]) {
+	if (!world->particles.pinned[k]) {
 		c->holds_changed = true;
-		world->pinned[k] = 1;
-		world->pin_from[k] = v3_of4(world->x[k]);
-		world->x[k].w = world->p[k].w = 0.0f;
-		world->v[k] = v3(0, 0, 0);
+		world->particles.pinned[k] = 1;
+		world->particles.pin_from[k] = v3_of4(world->particles.x[k]);
+		world->particles.x[k].w = world->particles.p[k].w = 0.0f;
+		world->particles.v[k] = v3(0, 0, 0);
 	}
-	world->pin_to[k] = v3_load(position);
+	world->particles.pin_to[k] = v3_load(position);
 	return PBD_OK;
 }
 
@@ -780,12 +745,12 @@ pbd_result pbd_cloth_release_vertex(pbd_world *world, pbd_cloth_id id, int verte
 	pbd_body *c = get_vertex(world, id, vertex, &r);
 	if (!c)
 		return r;
-	if (pbd_attachment_holds(world, (uint32_t)(c - world->bodies), (uint32_t)vertex))
+	if (pbd_attachment_holds(world, (uint32_t)(c - world->bodies.slots), (uint32_t)vertex))
 		return held_vertex(world, vertex, "released");
 	int k = c->first + vertex;
-	c->holds_changed |= world->pinned[k] != 0;
-	world->pinned[k] = 0;
-	world->x[k].w = world->p[k].w = world->inv_mass_free[k];
+	c->holds_changed |= world->particles.pinned[k] != 0;
+	world->particles.pinned[k] = 0;
+	world->particles.x[k].w = world->particles.p[k].w = world->particles.inv_mass_free[k];
 	return PBD_OK;
 }
 
@@ -808,8 +773,8 @@ pbd_result pbd_cloth_set_velocities(pbd_world *world, pbd_cloth_id id, const flo
 			return r;
 	}
 	for (int k = 0; k < count; ++k)
-		if (!world->pinned[c->first + k])
-			world->v[c->first + k] = v3_load(xyz + 3 * k);
+		if (!world->particles.pinned[c->first + k])
+			world->particles.v[c->first + k] = v3_load(xyz + 3 * k);
 	pbd_cloth_refresh_outputs(world, c);
 	return PBD_OK;
 }
@@ -829,12 +794,12 @@ pbd_result pbd_cloth_teleport(pbd_world *world, pbd_cloth_id id, const float off
 		return r;
 	pbd_v3 d = offset ? v3_load(offset) : v3(0, 0, 0);
 	for (int i = c->first; i < c->first + c->count; ++i) {
-		v4_set3(&world->x[i], v3_add(v3_of4(world->x[i]), d));
-		world->p[i] = world->x[i];
-		world->pin_from[i] = v3_add(world->pin_from[i], d);
-		world->pin_to[i] = v3_add(world->pin_to[i], d);
-		if (velocity && !world->pinned[i])
-			world->v[i] = v3_load(velocity);
+		v4_set3(&world->particles.x[i], v3_add(v3_of4(world->particles.x[i]), d));
+		world->particles.p[i] = world->particles.x[i];
+		world->particles.pin_from[i] = v3_add(world->particles.pin_from[i], d);
+		world->particles.pin_to[i] = v3_add(world->particles.pin_to[i], d);
+		if (velocity && !world->particles.pinned[i])
+			world->particles.v[i] = v3_load(velocity);
 	}
 	pbd_cloth_refresh_outputs(world, c);
 	return PBD_OK;
@@ -849,7 +814,7 @@ static void face_normals_range(int start, int end, int worker, void *context)
 {
 	PBD_UNUSED(worker);
 	const outputs_job *job = context;
-	const pbd_v4 *x = job->w->x + job->c->first;
+	const pbd_v4 *x = job->w->particles.x + job->c->first;
 	for (int t = start; t < end; ++t) {
 		const uint32_t *f = job->c->triangles + 3 * t;
 		pbd_v3 a = v3_of4(x[f[0]]);
@@ -863,7 +828,7 @@ static void vertex_outputs_range(int start, int end, int worker, void *context)
 	PBD_UNUSED(worker);
 	const outputs_job *job = context;
 	const pbd_body *c = job->c;
-	const pbd_v4 *x = job->w->x + c->first;
+	const pbd_v4 *x = job->w->particles.x + c->first;
 	for (int i = start; i < end; ++i) {
 		pbd_v3 n = v3(0, 0, 0);
 		if (c->triangle_scratch) {
@@ -872,7 +837,7 @@ static void vertex_outputs_range(int start, int end, int worker, void *context)
 		}
 		v3_store(c->out_positions + 3 * i, v3_of4(x[i]));
 		v3_store(c->out_normals + 3 * i, v3_normalize_or(n, v3(0, 1, 0)));
-		v3_store(c->out_velocities + 3 * i, job->w->v[c->first + i]);
+		v3_store(c->out_velocities + 3 * i, job->w->particles.v[c->first + i]);
 	}
 }
 
@@ -882,4 +847,14 @@ void pbd_cloth_refresh_outputs(pbd_world *w, pbd_body *c)
 	if (c->triangle_scratch)
 		pbd_parallel_for(w, face_normals_range, c->triangle_count, 1024, &job);
 	pbd_parallel_for(w, vertex_outputs_range, c->count, 1024, &job);
+}
+
+void pbd_bodies_free(pbd_world *world)
+{
+	pbd_bodies *b = &world->bodies;
+	for (int i = 0; i < b->capacity; ++i)
+		if (b->slots[i].live)
+			pbd_cloth_release_all(world, &b->slots[i]);
+	pbd_free_array(world, b->slots, (size_t)b->capacity, sizeof *b->slots);
+	*b = (pbd_bodies){0};
 }

@@ -107,20 +107,20 @@ pbd_result pbd_collider_create(pbd_world *world, const pbd_collider_def *def, pb
 	if (r != PBD_OK)
 		return r;
 	int slot = -1;
-	for (int i = 0; i < world->collider_capacity && slot < 0; ++i)
-		if (!world->colliders[i].live)
+	for (int i = 0; i < world->colliders.capacity && slot < 0; ++i)
+		if (!world->colliders.slots[i].live)
 			slot = i;
 	if (slot < 0) {
-		int cap = maxi(4, world->collider_capacity * 2);
-		if (!pbd_grow_array(world, (void **)&world->colliders, (size_t)world->collider_capacity, (size_t)cap,
-				    sizeof *world->colliders))
+		int cap = maxi(4, world->colliders.capacity * 2);
+		if (!pbd_grow_array(world, (void **)&world->colliders.slots, (size_t)world->colliders.capacity, (size_t)cap,
+				    sizeof *world->colliders.slots))
 			return pbd_fail(world, PBD_ERR_OUT_OF_MEMORY, "out of memory for colliders");
-		slot = world->collider_capacity;
-		world->collider_capacity = cap;
+		slot = world->colliders.capacity;
+		world->colliders.capacity = cap;
 	}
-	c.generation = world->colliders[slot].generation + 1;
+	c.generation = world->colliders.slots[slot].generation + 1;
 	c.live = true;
-	world->colliders[slot] = c;
+	world->colliders.slots[slot] = c;
 	*out_id = (pbd_collider_id){(uint32_t)slot + 1, c.generation};
 	return PBD_OK;
 }
@@ -130,12 +130,12 @@ pbd_collider *pbd_collider_lookup(const pbd_world *world, pbd_collider_id id, pb
 	pbd_result r = PBD_ERR_NULL_ARGUMENT;
 	pbd_collider *c = NULL;
 	if (world) {
-		bool in_range = id.index1 >= 1 && id.index1 <= (uint32_t)world->collider_capacity;
-		const pbd_collider *slot = in_range ? &world->colliders[id.index1 - 1] : NULL;
-		r = pbd_check_slot(id.index1, id.generation, world->collider_capacity, slot && slot->live,
+		bool in_range = id.index1 >= 1 && id.index1 <= (uint32_t)world->colliders.capacity;
+		const pbd_collider *slot = in_range ? &world->colliders.slots[id.index1 - 1] : NULL;
+		r = pbd_check_slot(id.index1, id.generation, world->colliders.capacity, slot && slot->live,
 				   slot ? slot->generation : 0);
 		if (r == PBD_OK)
-			c = &world->colliders[id.index1 - 1];
+			c = &world->colliders.slots[id.index1 - 1];
 	}
 	if (!c && world)
 		pbd_fail((pbd_world *)world, r, "collider id {%u, %u} is %s", id.index1, id.generation,
@@ -152,7 +152,7 @@ pbd_result pbd_collider_destroy(pbd_world *world, pbd_collider_id id)
 	if (!c)
 		return r;
 	c->live = false;
-	world->contact_count = 0;
+	world->collider_contacts.count = 0;
 	return PBD_OK;
 }
 
@@ -230,4 +230,11 @@ pbd_result pbd_collider_get_def(const pbd_world *world, pbd_collider_id id, pbd_
 	out->static_friction = c->static_friction;
 	out->kinetic_friction = c->kinetic_friction;
 	return PBD_OK;
+}
+
+void pbd_colliders_free(pbd_world *world)
+{
+	pbd_colliders *c = &world->colliders;
+	pbd_free_array(world, c->slots, (size_t)c->capacity, sizeof *c->slots);
+	*c = (pbd_colliders){0};
 }

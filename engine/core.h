@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Internal basics shared by engine/, constraints/ and collision/: asserts, small vector math.
+// Internal basics shared by engine/, constraints/ and collision/: asserts, small vector math,
+// and the core services (tasks, memory, errors).
 #pragma once
 
 #include <assert.h>
@@ -7,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <pbd/pbd.h>
 
 // Programmer errors (broken internal invariants) assert; user input never does. The checks
 // are compiled into debug and sanitizer builds (PBD_CHECK_INVARIANTS, engine/meson.build) and
@@ -92,3 +95,53 @@ static inline float maxf(float a, float b) { return a > b ? a : b; }
 static inline float clampf(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
 static inline int mini(int a, int b) { return a < b ? a : b; }
 static inline int maxi(int a, int b) { return a > b ? a : b; }
+
+// Core services every module may call: tasks, memory, errors (each module owns its state
+// and reaches the rest of the world only through these and the step).
+// Smallest ranges worth a thread: below these the hand-over costs more than the work.
+#define PBD_PARTICLES_PER_RANGE 256
+#define PBD_CONSTRAINTS_PER_RANGE 128
+// tasks.c: runs task over items 0..count-1, through the hooks when there are any.
+void pbd_parallel_for(pbd_world *world, pbd_task_fn *task, int count, int min_range, void *context);
+
+// memory.c
+void *pbd_alloc(pbd_world *world, size_t size);
+void pbd_free(pbd_world *world, void *ptr, size_t size);
+// Allocates count * size bytes, zeroed; NULL on overflow or failure.
+void *pbd_alloc_array(pbd_world *world, size_t count, size_t size);
+void pbd_free_array(pbd_world *world, void *ptr, size_t count, size_t size);
+// Grows *array from old_count to new_count elements, keeping the contents.
+bool pbd_grow_array(pbd_world *world, void **array, size_t old_count, size_t new_count, size_t size);
+// Parallel arrays of one length (per particle, per attached vertex): each array and the
+// size of its items.
+typedef struct pbd_array_ref {
+	void **array;
+	size_t size;
+} pbd_array_ref;
+#define PBD_MAX_ARRAY_GROUP 8
+// Replaces every array of a group of n (<= PBD_MAX_ARRAY_GROUP) with a zeroed one of `count`
+// items, freeing the old ones (old_count items each). All or nothing: out of memory, the
+// group is left as it was and the call returns false.
+bool pbd_replace_arrays(pbd_world *world, const pbd_array_ref *group, int n, size_t old_count, size_t count);
+// Room for `need` items in every array of a group of scratch whose contents are rebuilt
+// before use: past *capacity the arrays are replaced (pbd_replace_arrays) by ones of
+// max(need, 2 *capacity) items, and *capacity follows.
+bool pbd_reserve_scratch_arrays(pbd_world *world, const pbd_array_ref *group, int n, int *capacity, int need);
+// Frees every array of a group (count items each) and sets it to NULL.
+void pbd_free_arrays(pbd_world *world, const pbd_array_ref *group, int n, size_t count);
+// Gives back most of an array that has been far larger than needed: when *capacity is at least
+// PBD_TRIM_FACTOR times `peak` (the most it held lately, at least 32) and that would free more
+// than PBD_TRIM_MIN_BYTES, it becomes max(2 peak, 64) long, keeping its first `keep` items
+// (keep <= peak). It grows again only past twice that peak, so a load that stays within a
+// factor of two of itself never trims and regrows. On an allocation failure the array stays
+// as it was.
+#define PBD_TRIM_FACTOR 4
+#define PBD_TRIM_MIN_BYTES ((size_t)4 << 10)
+void pbd_trim_array(pbd_world *world, void **array, int *capacity, int peak, int keep, size_t size);
+
+// errors.c
+pbd_result pbd_fail(pbd_world *world, pbd_result code, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;

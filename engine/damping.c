@@ -37,14 +37,14 @@ static void damp_range(int start, int end, int worker, void *context)
 	const double *cm = job->cm, *vm = job->vm, *omega = job->omega;
 	float k = job->k;
 	for (int i = job->first + start; i < job->first + end; ++i) {
-		if (w->x[i].w == 0.0f)
+		if (w->particles.x[i].w == 0.0f)
 			continue;
-		double r[3] = {w->x[i].x - cm[0], w->x[i].y - cm[1], w->x[i].z - cm[2]};
+		double r[3] = {w->particles.x[i].x - cm[0], w->particles.x[i].y - cm[1], w->particles.x[i].z - cm[2]};
 		double ref[3] = {vm[0] + omega[1] * r[2] - omega[2] * r[1], vm[1] + omega[2] * r[0] - omega[0] * r[2],
 				 vm[2] + omega[0] * r[1] - omega[1] * r[0]};
-		w->v[i].x += k * (float)(ref[0] - w->v[i].x);
-		w->v[i].y += k * (float)(ref[1] - w->v[i].y);
-		w->v[i].z += k * (float)(ref[2] - w->v[i].z);
+		w->particles.v[i].x += k * (float)(ref[0] - w->particles.v[i].x);
+		w->particles.v[i].y += k * (float)(ref[1] - w->particles.v[i].y);
+		w->particles.v[i].z += k * (float)(ref[2] - w->particles.v[i].z);
 	}
 }
 
@@ -63,21 +63,21 @@ void pbd_damp_cloth(pbd_world *w, pbd_body *c, float dt)
 	double mass = 0.0, free_mass = 0.0, cm[3] = {0, 0, 0}, vm[3] = {0, 0, 0};
 	int pins = 0;
 	for (int i = c->first; i < c->first + c->count; ++i)
-		pins += w->x[i].w == 0.0f;
+		pins += w->particles.x[i].w == 0.0f;
 	if (pins == c->count)
 		return;
 	bool held = pins > 0;
 	// The reference body: the held particles (unit weights) or the free ones (their masses).
 	for (int i = c->first; i < c->first + c->count; ++i) {
-		float wi = w->x[i].w;
+		float wi = w->particles.x[i].w;
 		if (wi > 0.0f)
 			free_mass += 1.0 / wi;
 		if (held != (wi == 0.0f))
 			continue;
 		double m = held ? 1.0 : 1.0 / wi;
 		mass += m;
-		cm[0] += m * w->x[i].x; cm[1] += m * w->x[i].y; cm[2] += m * w->x[i].z;
-		vm[0] += m * w->v[i].x; vm[1] += m * w->v[i].y; vm[2] += m * w->v[i].z;
+		cm[0] += m * w->particles.x[i].x; cm[1] += m * w->particles.x[i].y; cm[2] += m * w->particles.x[i].z;
+		vm[0] += m * w->particles.v[i].x; vm[1] += m * w->particles.v[i].y; vm[2] += m * w->particles.v[i].z;
 	}
 	if (mass <= 0.0 || free_mass <= 0.0)
 		return;
@@ -87,12 +87,12 @@ void pbd_damp_cloth(pbd_world *w, pbd_body *c, float dt)
 	}
 	double L[3] = {0, 0, 0}, I[6] = {0, 0, 0, 0, 0, 0}, omega[3] = {0, 0, 0};
 	for (int i = c->first; i < c->first + c->count; ++i) {
-		float wi = w->x[i].w;
+		float wi = w->particles.x[i].w;
 		if (held != (wi == 0.0f))
 			continue;
 		double m = held ? 1.0 : 1.0 / wi;
-		double r[3] = {w->x[i].x - cm[0], w->x[i].y - cm[1], w->x[i].z - cm[2]};
-		double u[3] = {w->v[i].x - vm[0], w->v[i].y - vm[1], w->v[i].z - vm[2]};
+		double r[3] = {w->particles.x[i].x - cm[0], w->particles.x[i].y - cm[1], w->particles.x[i].z - cm[2]};
+		double u[3] = {w->particles.v[i].x - vm[0], w->particles.v[i].y - vm[1], w->particles.v[i].z - vm[2]};
 		L[0] += m * (r[1] * u[2] - r[2] * u[1]);
 		L[1] += m * (r[2] * u[0] - r[0] * u[2]);
 		L[2] += m * (r[0] * u[1] - r[1] * u[0]);

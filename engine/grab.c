@@ -25,8 +25,8 @@ static float default_radius(const pbd_world *w, const pbd_body *c, int vertex)
 		if (k < 0)
 			continue;
 		for (int j = 1; j < 3; ++j) {
-			pbd_v3 other = w->rest[c->first + (int)f[(k + j) % 3]];
-			sum += v3_len(v3_sub(other, w->rest[c->first + vertex]));  // inner edges twice: a weighted mean
+			pbd_v3 other = w->particles.rest[c->first + (int)f[(k + j) % 3]];
+			sum += v3_len(v3_sub(other, w->particles.rest[c->first + vertex]));  // inner edges twice: a weighted mean
 			edges++;
 		}
 	}
@@ -37,7 +37,7 @@ static float cloth_mass(const pbd_world *w, const pbd_body *c)
 {
 	double mass = 0.0;
 	for (int i = 0; i < c->count; ++i) {
-		float inv = w->inv_mass_free[c->first + i];
+		float inv = w->particles.inv_mass_free[c->first + i];
 		mass += inv > 0.0f ? 1.0 / inv : 0.0;
 	}
 	return (float)mass;
@@ -76,15 +76,15 @@ pbd_result pbd_grab_begin(pbd_world *world, const pbd_grab_def *def, pbd_attachm
 	pbd_result r = check_grab_def(world, def, &c);
 	if (r != PBD_OK)
 		return r;
-	uint32_t body = (uint32_t)(c - world->bodies);
+	uint32_t body = (uint32_t)(c - world->bodies.slots);
 	float radius = def->radius > 0.0f ? def->radius : default_radius(world, c, def->vertex);
 	uint32_t *patch = pbd_alloc_array(world, (size_t)c->count, sizeof *patch);
 	if (!patch)
 		return pbd_fail(world, PBD_ERR_OUT_OF_MEMORY, "out of memory for a grab");
-	pbd_v3 centre = world->rest[c->first + def->vertex];
+	pbd_v3 centre = world->particles.rest[c->first + def->vertex];
 	int n = 0;
 	for (int i = 0; i < c->count; ++i) {
-		bool near = i == def->vertex || v3_len(v3_sub(world->rest[c->first + i], centre)) <= radius;
+		bool near = i == def->vertex || v3_len(v3_sub(world->particles.rest[c->first + i], centre)) <= radius;
 		if (near && !pbd_attachment_holds(world, body, (uint32_t)i))
 			patch[n++] = (uint32_t)i;
 	}
@@ -98,7 +98,7 @@ pbd_result pbd_grab_begin(pbd_world *world, const pbd_grab_def *def, pbd_attachm
 	ad.cloth = def->cloth;
 	ad.vertices = patch;
 	ad.vertex_count = n;
-	v3_store(ad.position, v3_of4(world->x[c->first + def->vertex]));
+	v3_store(ad.position, v3_of4(world->particles.x[c->first + def->vertex]));
 	ad.compliance = def->compliance;
 	// A cloth with no free mass (all pinned) has no weight to scale by: no limit (0) then.
 	ad.max_force = total > 0.0f ? total / (float)n : 0.0f;

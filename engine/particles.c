@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Free particle groups: bodies of particles without triangles or constraints.
+// Free particle groups (bodies of particles without triangles or constraints), and the flat
+// particle arrays every body's particles live in.
 #include <string.h>
 
 #include "world.h"
@@ -31,7 +32,7 @@ static pbd_result check_def(pbd_world *w, const pbd_particles_def *d)
 				(double)PBD_MIN_MASS, (double)PBD_MAX_MASS);
 	if (d->static_friction < 0.0f || d->kinetic_friction < 0.0f)
 		return pbd_fail(w, PBD_ERR_NEGATIVE, "particle friction must be >= 0");
-	if (w->particle_count + d->count > PBD_MAX_PARTICLES)
+	if (w->particles.count + d->count > PBD_MAX_PARTICLES)
 		return pbd_fail(w, PBD_ERR_BAD_COUNT, "the world would hold more than %d particles", PBD_MAX_PARTICLES);
 	return PBD_OK;
 }
@@ -64,28 +65,28 @@ pbd_result pbd_particles_create(pbd_world *world, const pbd_particles_def *def, 
 		pbd_cloth_release_all(world, &body);
 		return pbd_fail(world, PBD_ERR_OUT_OF_MEMORY, "out of memory for %d particles", def->count);
 	}
-	int first = world->particle_count;
+	int first = world->particles.count;
 	float w = 1.0f / def->mass;
 	for (int i = 0; i < def->count; ++i) {
 		int k = first + i;
 		pbd_v3 pos = v3_load(def->positions + 3 * i);
-		world->x[k] = world->p[k] = v4_from3(pos, w);
-		world->v[k] = def->velocities ? v3_load(def->velocities + 3 * i) : v3(0, 0, 0);
-		world->force[k] = v3(0, 0, 0);
-		world->inv_mass_free[k] = w;
-		world->pinned[k] = 0;
-		world->pin_from[k] = world->pin_to[k] = pos;
-		world->owner[k] = (uint32_t)slot;
-		world->radius[k] = def->radius;
-		world->rest[k] = pos;
+		world->particles.x[k] = world->particles.p[k] = v4_from3(pos, w);
+		world->particles.v[k] = def->velocities ? v3_load(def->velocities + 3 * i) : v3(0, 0, 0);
+		world->particles.force[k] = v3(0, 0, 0);
+		world->particles.inv_mass_free[k] = w;
+		world->particles.pinned[k] = 0;
+		world->particles.pin_from[k] = world->particles.pin_to[k] = pos;
+		world->particles.owner[k] = (uint32_t)slot;
+		world->particles.radius[k] = def->radius;
+		world->particles.rest[k] = pos;
 	}
-	world->particle_count += def->count;
+	world->particles.count += def->count;
 	body.first = first;
-	body.generation = world->bodies[slot].generation + 1;
+	body.generation = world->bodies.slots[slot].generation + 1;
 	body.live = true;
-	world->bodies[slot] = body;
-	world->topology_dirty = true;
-	pbd_cloth_refresh_outputs(world, &world->bodies[slot]);
+	world->bodies.slots[slot] = body;
+	world->topology.dirty = true;
+	pbd_cloth_refresh_outputs(world, &world->bodies.slots[slot]);
 	*out_id = (pbd_particles_id){(uint32_t)slot + 1, body.generation};
 	return PBD_OK;
 }
@@ -154,9 +155,9 @@ pbd_result pbd_particles_set(pbd_world *world, pbd_particles_id id, int index, c
 		return r;
 	int k = c->first + index;
 	// A teleport: the particle did not travel, so no sweep may see a path from the old place.
-	v4_set3(&world->x[k], v3_load(position));
-	world->p[k] = world->x[k];
-	world->v[k] = v3_load(velocity);
+	v4_set3(&world->particles.x[k], v3_load(position));
+	world->particles.p[k] = world->particles.x[k];
+	world->particles.v[k] = v3_load(velocity);
 	pbd_cloth_refresh_outputs(world, c);
 	return PBD_OK;
 }
@@ -175,4 +176,59 @@ pbd_result pbd_particles_set_friction(pbd_world *world, pbd_particles_id id, flo
 	c->material.static_friction = static_friction;
 	c->material.kinetic_friction = kinetic_friction;
 	return PBD_OK;
+}
+
+bool pbd_reserve_particles(pbd_world *w, int extra)
+{
+	pbd_particles *ps = &w->particles;
+	int need = ps->count + extra;
+	if (need <= ps->capacity)
+		return true;
+	size_t old = (size_t)ps->capacity, cap = (size_t)maxi(need, ps->capacity * 2);
+	// All or nothing: allocate every new array first, then copy and swap.
+	struct {
+#define PBD_DECLARE(name) __typeof__(ps->name) name;
+		PBD_PARTICLE_ARRAYS(PBD_DECLARE)
+#undef PBD_DECLARE
+	} fresh;
+	bool ok = true;
+#define PBD_ALLOCATE(name) fresh.name = pbd_alloc_array(w, cap, sizeof *ps->name); ok = ok && fresh.name;
+	PBD_PARTICLE_ARRAYS(PBD_ALLOCATE)
+#undef PBD_ALLOCATE
+	if (!ok) {
+#define PBD_DROP(name) pbd_free_array(w, fresh.name, cap, sizeof *ps->name);
+		PBD_PARTICLE_ARRAYS(PBD_DROP)
+#undef PBD_DROP
+		return false;
+	}
+#define PBD_SWAP(name)                                                        \
+	if (old)                                                              \
+		memcpy(fresh.name, ps->name, old * sizeof *ps->name);         \
+	pbd_free_array(w, ps->name, old, sizeof *ps->name);                   \
+	ps->name = fresh.name;
+	PBD_PARTICLE_ARRAYS(PBD_SWAP)
+#undef PBD_SWAP
+	ps->capacity = (int)cap;
+	return true;
+}
+
+void pbd_particles_remove(pbd_world *w, int first, int count)
+{
+	pbd_particles *ps = &w->particles;
+	PBD_ASSERT(first >= 0 && count >= 0 && first + count <= ps->count);
+	int tail = ps->count - first - count;
+#define PBD_SHIFT(arr) memmove(ps->arr + first, ps->arr + first + count, (size_t)tail * sizeof *ps->arr);
+	PBD_PARTICLE_ARRAYS(PBD_SHIFT)
+#undef PBD_SHIFT
+	ps->count -= count;
+}
+
+void pbd_particles_free(pbd_world *w)
+{
+	pbd_particles *ps = &w->particles;
+	size_t n = (size_t)ps->capacity;
+#define PBD_RELEASE(name) pbd_free_array(w, ps->name, n, sizeof *ps->name);
+	PBD_PARTICLE_ARRAYS(PBD_RELEASE)
+#undef PBD_RELEASE
+	*ps = (pbd_particles){0};
 }

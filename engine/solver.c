@@ -66,29 +66,29 @@ static void predict_range(int start, int end, int worker, void *context)
 	pbd_v3 wind = v3_load(w->settings.wind);
 	float gust = (1.0f + w->settings.wind_turbulence) * v3_len(wind);
 	for (int i = start; i < end; ++i) {
-		if (w->pinned[i]) {
-			v4_set3(&w->p[i], v3_lerp(w->pin_from[i], w->pin_to[i], job->t_end));
+		if (w->particles.pinned[i]) {
+			v4_set3(&w->particles.p[i], v3_lerp(w->particles.pin_from[i], w->particles.pin_to[i], job->t_end));
 			continue;
 		}
-		pbd_v3 v = w->v[i];
+		pbd_v3 v = w->particles.v[i];
 		if (job->air) {
 			// Air can bring a particle to the air's speed but never past it: this keeps the
 			// explicit force stable for light cloth in strong wind.
-			pbd_v3 dv = v3_scale(w->force[i], h * w->p[i].w);
+			pbd_v3 dv = v3_scale(w->particles.force[i], h * w->particles.p[i].w);
 			float limit = v3_len(v3_sub(wind, v)) + gust, len = v3_len(dv);
 			if (len > limit)
 				dv = v3_scale(dv, limit / len);
 			v = v3_add(v, dv);
 		}
-		w->v[i] = limit_speed(v3_mad(v, g, h));
-		v4_set3(&w->p[i], v3_mad(v3_of4(w->x[i]), w->v[i], h));
+		w->particles.v[i] = limit_speed(v3_mad(v, g, h));
+		v4_set3(&w->particles.p[i], v3_mad(v3_of4(w->particles.x[i]), w->particles.v[i], h));
 	}
 }
 
 static void predict(pbd_world *w, bool air, float h, float t_end)
 {
 	predict_job job = {w, air, h, t_end};
-	pbd_parallel_for(w, predict_range, w->particle_count, PBD_PARTICLES_PER_RANGE, &job);
+	pbd_parallel_for(w, predict_range, w->particles.count, PBD_PARTICLES_PER_RANGE, &job);
 }
 
 // Color by color: constraints of one color share no particle, so each color is spread
@@ -120,11 +120,11 @@ static bool colors_cover(int count, int colors, const int *start)
 // Each cloth, each kind in the table's order (constraints/kinds.c).
 static void project(pbd_world *w, float inv_h2, int pass, int passes)
 {
-	for (int s = 0; s < w->body_capacity; ++s) {
-		pbd_body *c = &w->bodies[s];
+	for (int s = 0; s < w->bodies.capacity; ++s) {
+		pbd_body *c = &w->bodies.slots[s];
 		if (!c->live)
 			continue;
-		pbd_constraint_job job = {w->p + c->first, c, 0, inv_h2, w->settings.gravity, pass == 0, pass + 1 < passes};
+		pbd_constraint_job job = {w->particles.p + c->first, c, 0, inv_h2, w->settings.gravity, pass == 0, pass + 1 < passes};
 		for (int k = 0; k < pbd_constraint_kind_count; ++k) {
 			const pbd_constraint_kind *kind = pbd_constraint_kinds[k];
 			const int *color_start = NULL;
@@ -161,19 +161,19 @@ static void limit_motion_range(int start, int end, int worker, void *context)
 	float reach = PBD_MAX_SPEED * job->h;
 	double reach2 = (double)reach * reach;
 	for (int i = start; i < end; ++i) {
-		if (w->pinned[i])
+		if (w->particles.pinned[i])
 			continue;
-		pbd_v3 x = v3_of4(w->x[i]), d = v3_sub(v3_of4(w->p[i]), x);
+		pbd_v3 x = v3_of4(w->particles.x[i]), d = v3_sub(v3_of4(w->particles.p[i]), x);
 		double d2 = v3_dot_d(d, d);
 		if (d2 > reach2)
-			v4_set3(&w->p[i], v3_mad(x, d, (float)(reach / sqrt(d2))));
+			v4_set3(&w->particles.p[i], v3_mad(x, d, (float)(reach / sqrt(d2))));
 	}
 }
 
 static void limit_motion(pbd_world *w, float h)
 {
 	update_job job = {w, h, 1.0f / h};
-	pbd_parallel_for(w, limit_motion_range, w->particle_count, PBD_PARTICLES_PER_RANGE, &job);
+	pbd_parallel_for(w, limit_motion_range, w->particles.count, PBD_PARTICLES_PER_RANGE, &job);
 }
 
 static void update_range(int start, int end, int worker, void *context)
@@ -182,22 +182,22 @@ static void update_range(int start, int end, int worker, void *context)
 	const update_job *job = context;
 	pbd_world *w = job->w;
 	for (int i = start; i < end; ++i) {
-		pbd_v3 p = v3_of4(w->p[i]), x = v3_of4(w->x[i]);
-		if (w->pinned[i]) {
-			w->v[i] = v3_scale(v3_sub(p, x), job->inv_h);
+		pbd_v3 p = v3_of4(w->particles.p[i]), x = v3_of4(w->particles.x[i]);
+		if (w->particles.pinned[i]) {
+			w->particles.v[i] = v3_scale(v3_sub(p, x), job->inv_h);
 		} else {
-			pbd_v3 predicted = v3_mad(x, w->v[i], job->h);
-			w->v[i] = v3_mad(w->v[i], v3_sub(p, predicted), job->inv_h);
+			pbd_v3 predicted = v3_mad(x, w->particles.v[i], job->h);
+			w->particles.v[i] = v3_mad(w->particles.v[i], v3_sub(p, predicted), job->inv_h);
 		}
-		w->v[i] = limit_speed(w->v[i]);
-		w->x[i] = w->p[i];
+		w->particles.v[i] = limit_speed(w->particles.v[i]);
+		w->particles.x[i] = w->particles.p[i];
 	}
 }
 
 static void update(pbd_world *w, float h, float inv_h)
 {
 	update_job job = {w, h, inv_h};
-	pbd_parallel_for(w, update_range, w->particle_count, PBD_PARTICLES_PER_RANGE, &job);
+	pbd_parallel_for(w, update_range, w->particles.count, PBD_PARTICLES_PER_RANGE, &job);
 }
 
 typedef struct strain_job {
@@ -221,7 +221,7 @@ static void strain_range(int start, int end, int worker, void *context)
 // The largest stretch strain of a cloth, on all threads: a maximum is the same in any order.
 static float max_stretch(pbd_world *w, const pbd_body *c)
 {
-	strain_job job = {w->x + c->first, &c->distance, 0};
+	strain_job job = {w->particles.x + c->first, &c->distance, 0};
 	pbd_parallel_for(w, strain_range, c->distance.count, 2048, &job);
 	uint32_t bits = atomic_load(&job.worst);
 	float worst;
@@ -232,8 +232,8 @@ static float max_stretch(pbd_world *w, const pbd_body *c)
 static void finalize(pbd_world *w, float dt)
 {
 	float strain = 0.0f;
-	for (int s = 0; s < w->body_capacity; ++s) {
-		pbd_body *c = &w->bodies[s];
+	for (int s = 0; s < w->bodies.capacity; ++s) {
+		pbd_body *c = &w->bodies.slots[s];
 		if (!c->live)
 			continue;
 		pbd_damp_cloth(w, c, dt);
@@ -242,12 +242,12 @@ static void finalize(pbd_world *w, float dt)
 	}
 	w->stats.max_stretch_error = strain;
 	// Kinematic particles have arrived; colliders too.
-	for (int i = 0; i < w->particle_count; ++i)
-		if (w->pinned[i])
-			w->pin_from[i] = w->pin_to[i];
+	for (int i = 0; i < w->particles.count; ++i)
+		if (w->particles.pinned[i])
+			w->particles.pin_from[i] = w->particles.pin_to[i];
 	pbd_attachments_end_step(w);
-	for (int i = 0; i < w->collider_capacity; ++i)
-		w->colliders[i].pose_start = w->colliders[i].sub_start = w->colliders[i].sub_end = w->colliders[i].pose_end;
+	for (int i = 0; i < w->colliders.capacity; ++i)
+		w->colliders.slots[i].pose_start = w->colliders.slots[i].sub_start = w->colliders.slots[i].sub_end = w->colliders.slots[i].pose_end;
 }
 
 // Tethers follow whatever holds a cloth at the moment: a cloth whose pins or attachments
@@ -255,10 +255,16 @@ static void finalize(pbd_world *w, float dt)
 // none, and stretched 189% at 64 x 64). Out of memory, it keeps its old ones and asks again.
 static void refresh_tethers(pbd_world *w)
 {
-	for (int s = 0; s < w->body_capacity; ++s) {
-		pbd_body *c = &w->bodies[s];
-		if (c->live && c->kind == PBD_BODY_CLOTH && c->holds_changed && c->material.tether_slack >= 0.0f)
-			c->holds_changed = !pbd_tethers_rebuild(w, c);
+	for (int s = 0; s < w->bodies.capacity; ++s) {
+		pbd_body *c = &w->bodies.slots[s];
+		if (!c->live || c->kind != PBD_BODY_CLOTH || !c->holds_changed || c->material.tether_slack < 0.0f)
+			continue;
+		uint8_t *held = pbd_alloc_array(w, (size_t)c->count, sizeof *held);
+		if (held) {
+			pbd_attachments_mark_held(w, (uint32_t)s, held);
+			c->holds_changed = !pbd_tethers_rebuild(w, c, held);
+		}
+		pbd_free_array(w, held, (size_t)c->count, sizeof *held);
 	}
 }
 
@@ -270,11 +276,11 @@ static void refresh_tethers(pbd_world *w)
 // follow their path as always. Returns whether it held them.
 static bool hold_if_unchecked(pbd_world *w, int64_t failures_before)
 {
-	if (w->allocation_failures == failures_before && !w->pairs_over_limit)
+	if (w->allocation_failures == failures_before && !w->pairs.over_limit)
 		return false;
-	for (int i = 0; i < w->particle_count; ++i)
-		if (!w->pinned[i])
-			w->p[i] = w->x[i];
+	for (int i = 0; i < w->particles.count; ++i)
+		if (!w->particles.pinned[i])
+			w->particles.p[i] = w->particles.x[i];
 	return true;
 }
 
@@ -285,7 +291,7 @@ static void trim_contact_memory(pbd_world *w)
 		return;
 	w->steps_since_trim = 0;
 	pbd_pairs_trim(w);
-	pbd_ccd_trim(w);
+	pbd_guard_trim(w);
 	pbd_collider_contacts_trim(w);
 }
 
@@ -312,7 +318,7 @@ static void run_stages(pbd_world *w, pbd_step_context *ctx, const step_stage *st
 
 static void begin_step(pbd_world *w, pbd_step_context *ctx)
 {
-	PBD_ASSERT(!w->carry_active);
+	PBD_ASSERT(!w->carry.active);
 	w->stats.broad_phase_builds = 0;
 	w->stats.searches_over_limit = 0;
 	w->stats.candidate_pairs_peak = 0;  // raised by each pair search
@@ -329,8 +335,8 @@ static void apply_air(pbd_world *w, pbd_step_context *ctx)
 
 static void move_colliders(pbd_world *w, pbd_step_context *ctx)
 {
-	for (int i = 0; i < w->collider_capacity; ++i) {
-		pbd_collider *c = &w->colliders[i];
+	for (int i = 0; i < w->colliders.capacity; ++i) {
+		pbd_collider *c = &w->colliders.slots[i];
 		if (!c->live)
 			continue;
 		c->sub_start = pose_lerp(c->pose_start, c->pose_end, ctx->t0);
@@ -349,7 +355,7 @@ static void find_pairs(pbd_world *w, pbd_step_context *ctx)
 	// The triangle and edge lists the pairs index first, when bodies came, went or changed
 	// thickness; then the pairs are found again. Out of memory the lists stay stale, the
 	// search finds nothing and the substep is held.
-	bool changed = w->topology_dirty;
+	bool changed = w->topology.dirty;
 	pbd_topology_update(w);
 	if (changed || !pbd_pairs_covered(w, ctx->h))
 		pbd_pairs_find(w, ctx->substeps - ctx->substep, ctx->h);
@@ -414,7 +420,7 @@ static void project_passes(pbd_world *w, pbd_step_context *ctx)
 // repeat (a few passes) while some triangle was deep.
 static void push_off_colliders(pbd_world *w, pbd_step_context *ctx)
 {
-	if (w->collider_capacity == 0)
+	if (w->colliders.capacity == 0)
 		return;
 	pbd_collider_contacts_find(w);
 	for (int pass = 0; pass < COLLIDER_TRIANGLE_PASSES; ++pass) {
@@ -430,16 +436,35 @@ static void limit_particle_motion(pbd_world *w, pbd_step_context *ctx)
 	limit_motion(w, ctx->h);
 }
 
-// Starts a moving collider has swept over are carried with it for the guard.
+// Pair searches the carried starts may ask for in one substep.
+#define CARRY_MAX_SEARCHES 3
+
+// Starts a moving collider has swept over are carried with it for the guard. The carried set
+// grows until no pair of carried and still particles meets on the way, and the pairs must
+// cover the motion x -> carried start as well as the motion to p (the regions take the
+// carried starts in while the carry holds some): when they do not, they are found again.
 static void carry_swept_starts(pbd_world *w, pbd_step_context *ctx)
 {
-	ctx->carried = w->collider_capacity > 0 &&
-		       pbd_collider_carry_begin(w, ctx->substeps - ctx->substep, ctx->h, &ctx->ccd_tested);
+	ctx->carried = false;
+	if (w->colliders.capacity == 0 || !pbd_collider_carry_seed(w))
+		return;
+	bool closed = false;
+	for (int search = 0; search <= CARRY_MAX_SEARCHES && !closed; ++search) {
+		if (!pbd_pairs_cover_carried(w, ctx->h)) {
+			if (search == CARRY_MAX_SEARCHES || !pbd_pairs_find(w, ctx->substeps - ctx->substep, ctx->h))
+				break;
+		}
+		if (!pbd_collider_carry_close(w, &ctx->ccd_tested))
+			break;
+		closed = pbd_pairs_cover_carried(w, ctx->h);
+	}
+	ctx->carried = pbd_collider_carry_finish(w, closed);
 }
 
 static void guard_motion(pbd_world *w, pbd_step_context *ctx)
 {
-	ctx->ccd_hits += pbd_ccd_guard(w, &ctx->ccd_tested);
+	pbd_pairs_sweep_drift(w);  // the guard skips the pairs whose sweeps stay apart
+	ctx->ccd_hits += pbd_guard_run(w, &ctx->ccd_tested);
 	if (ctx->carried)
 		pbd_collider_carry_end(w);
 	bool out_of_memory = w->allocation_failures != ctx->failures_before;
@@ -451,7 +476,7 @@ static void guard_motion(pbd_world *w, pbd_step_context *ctx)
 
 static void update_velocities(pbd_world *w, pbd_step_context *ctx)
 {
-	PBD_ASSERT(!w->carry_active);  // the guard's starts are x again: velocities come from x
+	PBD_ASSERT(!w->carry.active);  // the guard's starts are x again: velocities come from x
 	update(w, ctx->h, ctx->inv_h);
 	w->time += ctx->h;
 }
@@ -512,8 +537,8 @@ static void record_stats(pbd_world *w, const pbd_step_context *ctx)
 	w->stats.particle_contacts = ctx->pair_contacts[PBD_CONTACT_PARTICLE];
 	w->stats.candidate_pairs = pbd_candidate_count(w);
 	w->stats.candidate_pairs_peak = maxi(w->stats.candidate_pairs_peak, pbd_candidate_count(w));
-	w->stats.vertex_triangle_candidates = w->vt_count;
-	w->stats.edge_edge_candidates = w->ee_count;
+	w->stats.vertex_triangle_candidates = w->pairs.vt_count;
+	w->stats.edge_edge_candidates = w->pairs.ee_count;
 	w->stats.ccd_pairs_tested = ctx->ccd_tested;
 	w->stats.ccd_hits = ctx->ccd_hits;
 	w->stats.substeps_held = ctx->substeps_held;

@@ -25,47 +25,57 @@ static bool reserve(pbd_world *w, uint32_t **a, uint32_t **owner, int *capacity,
 
 bool pbd_topology_update(pbd_world *w)
 {
-	if (!w->topology_dirty)
+	if (!w->topology.dirty)
 		return true;
 	int tris = 0, edges = 0;
-	for (int s = 0; s < w->body_capacity; ++s) {
-		const pbd_body *c = &w->bodies[s];
+	for (int s = 0; s < w->bodies.capacity; ++s) {
+		const pbd_body *c = &w->bodies.slots[s];
 		if (!c->live || c->kind != PBD_BODY_CLOTH)
 			continue;
 		tris += c->triangle_count;
 		for (int k = 0; k < c->distance.count; ++k)
 			edges += c->distance.kind[k] == PBD_DISTANCE_STRETCH;
 	}
-	if (!reserve(w, &w->tri, &w->tri_owner, &w->tri_capacity, tris, 3) ||
-	    !reserve(w, &w->edge, &w->edge_owner, &w->edge_capacity, edges, 2))
+	if (!reserve(w, &w->topology.tri, &w->topology.tri_owner, &w->topology.tri_capacity, tris, 3) ||
+	    !reserve(w, &w->topology.edge, &w->topology.edge_owner, &w->topology.edge_capacity, edges, 2))
 		return false;
-	w->tri_count = w->edge_count = 0;
-	w->max_radius = 0.0f;
-	for (int s = 0; s < w->body_capacity; ++s) {
-		const pbd_body *c = &w->bodies[s];
+	w->topology.tri_count = w->topology.edge_count = 0;
+	w->topology.max_radius = 0.0f;
+	for (int s = 0; s < w->bodies.capacity; ++s) {
+		const pbd_body *c = &w->bodies.slots[s];
 		if (!c->live)
 			continue;
 		float radius = c->kind == PBD_BODY_CLOTH ? 0.5f * c->material.thickness : c->particle_radius;
 		for (int i = c->first; i < c->first + c->count; ++i)
-			w->radius[i] = radius;
-		w->max_radius = fmaxf(w->max_radius, radius);
+			w->particles.radius[i] = radius;
+		w->topology.max_radius = fmaxf(w->topology.max_radius, radius);
 		if (c->kind != PBD_BODY_CLOTH)
 			continue;
 		uint32_t base = (uint32_t)c->first;
 		for (int t = 0; t < c->triangle_count; ++t) {
 			for (int k = 0; k < 3; ++k)
-				w->tri[3 * w->tri_count + k] = base + c->triangles[3 * t + k];
-			w->tri_owner[w->tri_count++] = (uint32_t)s;
+				w->topology.tri[3 * w->topology.tri_count + k] = base + c->triangles[3 * t + k];
+			w->topology.tri_owner[w->topology.tri_count++] = (uint32_t)s;
 		}
 		// Mesh edges are the stretch constraints (shear diagonals are not edges).
 		for (int k = 0; k < c->distance.count; ++k) {
 			if (c->distance.kind[k] != PBD_DISTANCE_STRETCH)
 				continue;
-			w->edge[2 * w->edge_count] = base + c->distance.ij[2 * k];
-			w->edge[2 * w->edge_count + 1] = base + c->distance.ij[2 * k + 1];
-			w->edge_owner[w->edge_count++] = (uint32_t)s;
+			w->topology.edge[2 * w->topology.edge_count] = base + c->distance.ij[2 * k];
+			w->topology.edge[2 * w->topology.edge_count + 1] = base + c->distance.ij[2 * k + 1];
+			w->topology.edge_owner[w->topology.edge_count++] = (uint32_t)s;
 		}
 	}
-	w->topology_dirty = false;
+	w->topology.dirty = false;
 	return true;
+}
+
+void pbd_topology_free(pbd_world *w)
+{
+	pbd_topology *t = &w->topology;
+	pbd_free_array(w, t->tri, (size_t)t->tri_capacity * 3, sizeof *t->tri);
+	pbd_free_array(w, t->tri_owner, (size_t)t->tri_capacity, sizeof *t->tri_owner);
+	pbd_free_array(w, t->edge, (size_t)t->edge_capacity * 2, sizeof *t->edge);
+	pbd_free_array(w, t->edge_owner, (size_t)t->edge_capacity, sizeof *t->edge_owner);
+	*t = (pbd_topology){0};
 }

@@ -108,21 +108,16 @@ void pbd_world_destroy(pbd_world *world)
 {
 	if (!world)
 		return;
-	for (int i = 0; i < world->body_capacity; ++i)
-		if (world->bodies[i].live)
-			pbd_cloth_release_all(world, &world->bodies[i]);
-	size_t n = (size_t)world->particle_capacity;
-#define PBD_RELEASE(name) pbd_free_array(world, world->name, n, sizeof *world->name);
-	PBD_PARTICLE_ARRAYS(PBD_RELEASE)
-#undef PBD_RELEASE
-	pbd_free_array(world, world->bodies, (size_t)world->body_capacity, sizeof *world->bodies);
-	pbd_free_array(world, world->colliders, (size_t)world->collider_capacity, sizeof *world->colliders);
-	// Each contact module frees its own state.
+	// Each module frees its own state.
+	pbd_attachments_free(world);
+	pbd_bodies_free(world);
+	pbd_colliders_free(world);
+	pbd_particles_free(world);
+	pbd_topology_free(world);
 	pbd_pairs_free(world);
 	pbd_collider_contacts_free(world);
 	pbd_collider_carry_free(world);
-	pbd_ccd_free(world);
-	pbd_attachments_free(world);
+	pbd_guard_free(world);
 	pbd_world copy = *world;
 	pbd_free(&copy, world, sizeof *world);
 }
@@ -190,8 +185,8 @@ pbd_world_stats pbd_world_get_stats(const pbd_world *world)
 	s.triangles = 0;
 	s.constraints = 0;
 	s.free_particles = 0;
-	for (int i = 0; i < world->body_capacity; ++i) {
-		const pbd_body *c = &world->bodies[i];
+	for (int i = 0; i < world->bodies.capacity; ++i) {
+		const pbd_body *c = &world->bodies.slots[i];
 		if (!c->live)
 			continue;
 		if (c->kind == PBD_BODY_PARTICLES) {
@@ -204,9 +199,9 @@ pbd_world_stats pbd_world_get_stats(const pbd_world *world)
 			s.constraints += pbd_constraint_kinds[k]->count(c);
 	}
 	s.colliders = 0;
-	for (int i = 0; i < world->collider_capacity; ++i)
-		s.colliders += world->colliders[i].live ? 1 : 0;
-	s.particles = world->particle_count - s.free_particles;
+	for (int i = 0; i < world->colliders.capacity; ++i)
+		s.colliders += world->colliders.slots[i].live ? 1 : 0;
+	s.particles = world->particles.count - s.free_particles;
 	s.bytes_live = world->bytes_live;
 	s.bytes_peak = world->bytes_peak;
 	s.allocations = world->allocations;

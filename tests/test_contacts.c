@@ -356,17 +356,17 @@ static int collider_search_keeps_every_reachable_particle(void)
 	pbd_cloth_id cloth;
 	CHECK_OK(pbd_cloth_create(w, &d, &cloth));
 	CHECK_OK(pbd_world_step(w, kDt));  // every array in place
-	int n = w->particle_count, listed_total = 0, expected_total = 0;
+	int n = w->particles.count, listed_total = 0, expected_total = 0;
 	pbd_v3 rest[64];
 	CHECK(n <= 64);
 	for (int i = 0; i < n; ++i)
-		rest[i] = v3_sub(v3_of4(w->x[i]), v3_of4(w->x[0]));
+		rest[i] = v3_sub(v3_of4(w->particles.x[i]), v3_of4(w->particles.x[0]));
 	uint32_t seed = 12345u;
 	for (int trial = 0; trial < 4000; ++trial) {
 		// One collider at a time: the sphere's centre somewhere near the cloth's path.
 		bool sphere = trial % 2 == 1;
-		w->colliders[0].live = !sphere;
-		w->colliders[1].live = sphere;
+		w->colliders.slots[0].live = !sphere;
+		w->colliders.slots[1].live = sphere;
 		pbd_v3 at = v3(0.6f * (test_random(&seed) - 0.5f), 0.6f * test_random(&seed) - 0.1f,
 			       0.6f * (test_random(&seed) - 0.5f));
 		pbd_v3 motion = v3(0.2f * (test_random(&seed) - 0.5f), 0.2f * (test_random(&seed) - 0.5f),
@@ -374,11 +374,11 @@ static int collider_search_keeps_every_reachable_particle(void)
 		float travel[64];
 		for (int i = 0; i < n; ++i) {
 			pbd_v3 p = v3_add(at, rest[i]), x = v3_sub(p, v3_scale(motion, test_random(&seed)));
-			v4_set3(&w->p[i], p);
-			v4_set3(&w->x[i], x);
+			v4_set3(&w->particles.p[i], p);
+			v4_set3(&w->particles.x[i], x);
 			travel[i] = v3_len(v3_sub(p, x));
 		}
-		pbd_collider *c = &w->colliders[sphere ? 1 : 0];
+		pbd_collider *c = &w->colliders.slots[sphere ? 1 : 0];
 		pbd_pose start = {v3(0.3f * (test_random(&seed) - 0.5f), 0.3f * test_random(&seed), 0.0f), {0, 0, 0, 1}};
 		pbd_pose end = {v3_add(start.p, v3(0.0f, 0.3f * (test_random(&seed) - 0.5f), 0.0f)), start.q};
 		if (!sphere)
@@ -389,24 +389,24 @@ static int collider_search_keeps_every_reachable_particle(void)
 		for (int i = 0; i < n; ++i) {
 			// p as the search left it (a sphere's sweep may have moved it back along its
 			// path), and the motion as it was.
-			pbd_v3 p = v3_of4(w->p[i]), normal;
+			pbd_v3 p = v3_of4(w->particles.p[i]), normal;
 			float sd = pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, p, &normal);
-			if (sd > w->radius[i] + travel[i] - 1e-4f)
+			if (sd > w->particles.radius[i] + travel[i] - 1e-4f)
 				continue;
 			expected_total++;
 			bool listed = false;
-			for (int k = 0; k < w->contact_count; ++k)
-				listed |= w->contacts[k].particle == (uint32_t)i;
+			for (int k = 0; k < w->collider_contacts.count; ++k)
+				listed |= w->collider_contacts.items[k].particle == (uint32_t)i;
 			if (!listed)
 				fprintf(stderr, "trial %d: particle %d at %.4f of the %s, reach %.4f, not listed\n", trial, i,
-					sd, sphere ? "sphere" : "plane", w->radius[i] + travel[i]);
+					sd, sphere ? "sphere" : "plane", w->particles.radius[i] + travel[i]);
 			CHECK(listed);
 		}
-		listed_total += w->contact_count;
+		listed_total += w->collider_contacts.count;
 	}
 	fprintf(stderr, "%d particles within reach, all listed (%d contacts listed)\n", expected_total, listed_total);
 	CHECK(expected_total > 1000);  // the placements did reach the colliders
-	w->colliders[0].live = w->colliders[1].live = true;
+	w->colliders.slots[0].live = w->colliders.slots[1].live = true;
 	pbd_world_destroy(w);
 	return 0;
 }

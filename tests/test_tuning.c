@@ -23,15 +23,15 @@ static float elongation(const pbd_world *w, float *largest)
 	static float e[1 << 16];
 	int n = 0;
 	float worst = 0.0f;
-	for (int s = 0; s < w->body_capacity; ++s) {
-		const pbd_body *c = &w->bodies[s];
+	for (int s = 0; s < w->bodies.capacity; ++s) {
+		const pbd_body *c = &w->bodies.slots[s];
 		if (!c->live || c->kind != PBD_BODY_CLOTH)
 			continue;
 		const pbd_distance_constraints *d = &c->distance;
 		for (int k = 0; k < d->count; ++k) {
 			if (d->kind[k] != PBD_DISTANCE_STRETCH)
 				continue;
-			pbd_v4 a = w->x[c->first + (int)d->ij[2 * k]], b = w->x[c->first + (int)d->ij[2 * k + 1]];
+			pbd_v4 a = w->particles.x[c->first + (int)d->ij[2 * k]], b = w->particles.x[c->first + (int)d->ij[2 * k + 1]];
 			float len = sqrtf((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) + (a.z - b.z) * (a.z - b.z));
 			float strain = (len - d->rest[k]) / d->rest[k];
 			worst = fmaxf(worst, strain);

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+// The guard (collision/guard.c): no crossing of the motion x -> p lands. It sweeps the candidate
+// pairs whose motion can meet and pulls the particles of a pair that would cross back along
+// their paths, round after round, until none does.
+#pragma once
+
+#include "core.h"
+
+typedef struct pbd_guard {
+	uint32_t *stamp;           // per particle: the round in which its motion last changed
+	int stamp_capacity;
+	uint8_t *live;             // per vt then ee pair: whether its sweep can meet
+	int live_capacity;
+	uint32_t *pairs;           // the pairs that can (vt first, then ee + vt_count)
+	int pair_count, pairs_capacity;
+	int live_peak, pairs_peak; // most used since the last trim
+} pbd_guard;
+
+// Returns the crossings caught; *tested gets the pairs swept. The pairs' sweep drifts must be
+// current (pbd_pairs_sweep_drift).
+int pbd_guard_run(pbd_world *world, int64_t *tested);
+// Pulls particle i's motion back to the fraction t of x -> p (t <= 0: to x), recording
+// `round` in its stamp; kinematic particles keep their path. Returns whether p changed.
+bool pbd_guard_limit_motion(pbd_world *world, uint32_t i, double t, uint32_t round);
+// The closest a pair may come while the guard sweeps it: a crossing needs the distance to
+// reach zero, and a tenth of the contact thickness is kept so that float rounding cannot
+// close the rest.
+static inline float pbd_guard_gap(float thickness) { return 0.1f * thickness; }
+// After the guard's rounds: particles inside a moving collider, and the corners of triangles
+// cutting a moving round collider (the guard stops each particle on its own, and a triangle
+// whose corners stop at different points of their paths can cut across it), go back to their
+// starts, recorded in the stamps as changed in round `stamp`. Returns how many moved.
+int pbd_collider_settle(pbd_world *world, uint32_t stamp);
+void pbd_guard_trim(pbd_world *world);
+void pbd_guard_free(pbd_world *world);

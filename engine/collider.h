@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+// The collider table (engine/collider.c) and the geometry of colliders (collision/narrow_phase.c).
+#pragma once
+
+#include "collision.h"
+#include "core.h"
+
+typedef struct pbd_pose {
+	pbd_v3 p;
+	pbd_quat q;
+} pbd_pose;
+
+typedef struct pbd_collider {
+	uint32_t generation;
+	bool live;
+	pbd_shape_query shape;
+	pbd_pose pose_start;   // pose at the start of the current step
+	pbd_pose pose_end;     // pose the step moves it to
+	pbd_pose sub_start;    // poses at the start and end of the current substep
+	pbd_pose sub_end;
+	float static_friction;
+	float kinetic_friction;
+} pbd_collider;
+
+// The table; slots are reused, generations catch stale ids.
+typedef struct pbd_colliders {
+	pbd_collider *slots;
+	int capacity;
+} pbd_colliders;
+
+pbd_collider *pbd_collider_lookup(const pbd_world *world, pbd_collider_id id, pbd_result *why);
+void pbd_colliders_free(pbd_world *world);
+// A finite position and a rotation of non-zero length (normalised into out); `what` names the
+// object in the message.
+pbd_result pbd_check_pose(pbd_world *w, const float position[3], const float rotation[4], const char *what,
+			  pbd_pose *out);
+
+// collision/narrow_phase.c: round colliders. The point of the core (a sphere's centre, a
+// capsule's axis) nearest `point` with the collider at `pose`.
+pbd_v3 pbd_round_collider_core(const pbd_collider *collider, const pbd_pose *pose, pbd_v3 point);
+// Closest point of a triangle to a round collider's core (centre, axis) at `pose`: false
+// when the triangle is further than `reach` plus its own size; otherwise its barycentric
+// coordinates, the distance to the core and the direction away from it.
+bool pbd_round_collider_triangle(const pbd_collider *collider, const pbd_pose *pose, const pbd_v3 corner[3],
+				 float reach, double bary[3], float *distance, pbd_v3 *normal);
+bool pbd_collider_is_round(const pbd_collider *collider);
+// Whether the collider's pose changes within the substep.
+bool pbd_collider_moves(const pbd_collider *collider);
+// Whether a point is closer than `margin` to the collider's surface, or inside, at its
+// substep-end pose (bound: the shape's bounding radius, a quick rejection).
+bool pbd_collider_near_at_end(const pbd_collider *collider, float bound, pbd_v3 point, float margin);
+// Whether a triangle comes closer than `reach` to a round collider's core at its substep-end pose.
+bool pbd_round_collider_within_at_end(const pbd_collider *collider, const pbd_v3 corner[3], float reach);
