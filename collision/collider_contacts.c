@@ -129,9 +129,9 @@ static bool keep_contact(pbd_world *w, const search_job *job, int i)
 
 // A cloth's particles at the substep end: the box around p, and the most any particle is
 // from its x and the largest radius (the margins of keep_contact's tests).
-static pbd_cloth_extent extent_of(const pbd_world *w, const pbd_body *cloth)
+static pbd_body_extent extent_of(const pbd_world *w, const pbd_body *cloth)
 {
-	pbd_cloth_extent e = {{v3(INFINITY, INFINITY, INFINITY), v3(-INFINITY, -INFINITY, -INFINITY)}, 0.0f, 0.0f};
+	pbd_body_extent e = {{v3(INFINITY, INFINITY, INFINITY), v3(-INFINITY, -INFINITY, -INFINITY)}, 0.0f, 0.0f};
 	float travel2 = 0.0f;
 	for (int i = cloth->first; i < cloth->first + cloth->count; ++i) {
 		pbd_v3 p = v3_of4(w->particles.p[i]);
@@ -148,7 +148,7 @@ static pbd_cloth_extent extent_of(const pbd_world *w, const pbd_body *cloth)
 // collider: a plane below the whole box, or a finite shape whose path's box is further from
 // the cloth's box than its bound and the particles' reach. Each particle lies in the box,
 // so each is at least as far as the box is; the margin covers the rounding of the tests.
-static bool cloth_out_of_reach(const search_job *job, const pbd_cloth_extent *e)
+static bool cloth_out_of_reach(const search_job *job, const pbd_body_extent *e)
 {
 	pbd_aabb b = e->box;
 	if (!(b.lo.x <= b.hi.x && b.lo.y <= b.hi.y && b.lo.z <= b.hi.z))

@@ -14,10 +14,10 @@ typedef struct pbd_collider_contact {
 
 // Where a cloth's particles are at a substep's end: the box around p, the longest motion
 // x -> p and the largest radius.
-typedef struct pbd_cloth_extent {
+typedef struct pbd_body_extent {
 	pbd_aabb box;
 	float travel, radius;
-} pbd_cloth_extent;
+} pbd_body_extent;
 
 typedef struct pbd_collider_contacts {
 	pbd_collider_contact *items;
@@ -26,7 +26,7 @@ typedef struct pbd_collider_contacts {
 	int peak;                  // most contacts since the last trim
 	uint8_t *keep;             // scratch of the search: per particle, keep or not
 	int keep_capacity;
-	pbd_cloth_extent *extents; // and per body slot: where its particles are
+	pbd_body_extent *extents; // and per body slot: where its particles are
 	int extent_capacity;
 } pbd_collider_contacts;
 

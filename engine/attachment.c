@@ -261,7 +261,7 @@ pbd_result pbd_attachment_teleport(pbd_world *world, pbd_attachment_id id, const
 		world->particles.v[i] = quat_rotate(turn, world->particles.v[i]);
 	}
 	a->pose_start = a->pose_end = a->sub_end = to;
-	pbd_cloth_refresh_outputs(world, c);
+	pbd_body_refresh_outputs(world, c);
 	return PBD_OK;
 }
 

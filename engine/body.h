@@ -61,12 +61,13 @@ static inline pbd_result pbd_check_slot(uint32_t index1, uint32_t id_generation,
 pbd_body *pbd_body_lookup(const pbd_world *world, uint32_t index1, uint32_t generation, int kind, pbd_result *why);
 pbd_body *pbd_cloth_lookup(const pbd_world *world, pbd_cloth_id id, pbd_result *why);
 // Frees what a body holds (constraints, triangles, readback buffers) and marks its slot free.
-void pbd_cloth_release_all(pbd_world *world, pbd_body *cloth);
+void pbd_body_release(pbd_world *world, pbd_body *body);
 // Removes a body's particles from the world arrays and frees it.
 void pbd_body_remove(pbd_world *world, pbd_body *body);
 // A free body slot (the table grows); -1 when out of memory.
 int pbd_body_slot(pbd_world *world);
-void pbd_cloth_refresh_outputs(pbd_world *world, pbd_body *cloth);
+// Fills the body's readback buffers (positions, normals, velocities) from the particles.
+void pbd_body_refresh_outputs(pbd_world *world, pbd_body *body);
 // Frees every body and the table.
 void pbd_bodies_free(pbd_world *world);
 

@@ -312,7 +312,7 @@ static pbd_result build_edges(pbd_world *w, pbd_cloth_mesh *b)
 }
 
 // Every kind of the table builds its constraints from the mesh. Out of memory, the caller
-// frees what was built (pbd_cloth_release_all frees every kind).
+// frees what was built (pbd_body_release frees every kind).
 static pbd_result build_constraints(pbd_world *w, const pbd_cloth_mesh *b, pbd_body *cloth)
 {
 	for (int k = 0; k < pbd_constraint_kind_count; ++k)
@@ -406,7 +406,7 @@ pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_clot
 		r = pbd_fail(world, PBD_ERR_OUT_OF_MEMORY, "out of memory for %d particles", b.vertex_count);
 	if (r != PBD_OK) {
 		cloth.live = true;  // lets release_all free what was built
-		pbd_cloth_release_all(world, &cloth);
+		pbd_body_release(world, &cloth);
 		build_free(world, &b);
 		return r;
 	}
@@ -468,13 +468,13 @@ pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_clot
 	cloth.kind = PBD_BODY_CLOTH;
 	world->bodies.slots[slot] = cloth;
 	world->topology.dirty = true;
-	pbd_cloth_refresh_outputs(world, &world->bodies.slots[slot]);
+	pbd_body_refresh_outputs(world, &world->bodies.slots[slot]);
 	build_free(world, &b);
 	*out_id = (pbd_cloth_id){(uint32_t)slot + 1, generation};
 	return PBD_OK;
 }
 
-void pbd_cloth_release_all(pbd_world *w, pbd_body *c)
+void pbd_body_release(pbd_world *w, pbd_body *c)
 {
 	size_t n3 = (size_t)c->count * 3;
 	pbd_free_array(w, c->vertex_triangle_start, (size_t)c->count + 1, sizeof *c->vertex_triangle_start);
@@ -553,7 +553,7 @@ void pbd_body_remove(pbd_world *world, pbd_body *c)
 		if (world->bodies.slots[i].live && world->bodies.slots[i].first > first)
 			world->bodies.slots[i].first -= count;
 	pbd_attachments_remove_body(world, (uint32_t)(c - world->bodies.slots));
-	pbd_cloth_release_all(world, c);
+	pbd_body_release(world, c);
 	// The contacts name particles by index: they are void, and the lists are rebuilt.
 	pbd_collider_contacts_clear(world);
 	pbd_pairs_clear(world);
@@ -775,7 +775,7 @@ pbd_result pbd_cloth_set_velocities(pbd_world *world, pbd_cloth_id id, const flo
 	for (int k = 0; k < count; ++k)
 		if (!world->particles.pinned[c->first + k])
 			world->particles.v[c->first + k] = v3_load(xyz + 3 * k);
-	pbd_cloth_refresh_outputs(world, c);
+	pbd_body_refresh_outputs(world, c);
 	return PBD_OK;
 }
 
@@ -801,7 +801,7 @@ pbd_result pbd_cloth_teleport(pbd_world *world, pbd_cloth_id id, const float off
 		if (velocity && !world->particles.pinned[i])
 			world->particles.v[i] = v3_load(velocity);
 	}
-	pbd_cloth_refresh_outputs(world, c);
+	pbd_body_refresh_outputs(world, c);
 	return PBD_OK;
 }
 
@@ -841,7 +841,7 @@ static void vertex_outputs_range(int start, int end, int worker, void *context)
 	}
 }
 
-void pbd_cloth_refresh_outputs(pbd_world *w, pbd_body *c)
+void pbd_body_refresh_outputs(pbd_world *w, pbd_body *c)
 {
 	outputs_job job = {w, c};
 	if (c->triangle_scratch)
@@ -854,7 +854,7 @@ void pbd_bodies_free(pbd_world *world)
 	pbd_bodies *b = &world->bodies;
 	for (int i = 0; i < b->capacity; ++i)
 		if (b->slots[i].live)
-			pbd_cloth_release_all(world, &b->slots[i]);
+			pbd_body_release(world, &b->slots[i]);
 	pbd_free_array(world, b->slots, (size_t)b->capacity, sizeof *b->slots);
 	*b = (pbd_bodies){0};
 }

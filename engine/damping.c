@@ -55,7 +55,7 @@ static void damp_range(int start, int end, int worker, void *context)
 // something does (a skirt twirled by its waist spins with it undamped, a cape carried along
 // is not held back), or their mean velocity when they lie on a line (two pinned corners, a
 // held edge), so that swinging about them is damped too.
-void pbd_damp_cloth(pbd_world *w, pbd_body *c, float dt)
+void pbd_damp_body(pbd_world *w, pbd_body *c, float dt)
 {
 	float k = 1.0f - expf(-c->material.damping * dt);
 	if (k <= 0.0f)

@@ -62,7 +62,7 @@ pbd_result pbd_particles_create(pbd_world *world, const pbd_particles_def *def, 
 	int slot = body.out_positions && body.out_normals && body.out_velocities ? pbd_body_slot(world) : -1;
 	if (slot < 0 || !pbd_reserve_particles(world, def->count)) {
 		body.live = true;
-		pbd_cloth_release_all(world, &body);
+		pbd_body_release(world, &body);
 		return pbd_fail(world, PBD_ERR_OUT_OF_MEMORY, "out of memory for %d particles", def->count);
 	}
 	int first = world->particles.count;
@@ -86,7 +86,7 @@ pbd_result pbd_particles_create(pbd_world *world, const pbd_particles_def *def, 
 	body.live = true;
 	world->bodies.slots[slot] = body;
 	world->topology.dirty = true;
-	pbd_cloth_refresh_outputs(world, &world->bodies.slots[slot]);
+	pbd_body_refresh_outputs(world, &world->bodies.slots[slot]);
 	*out_id = (pbd_particles_id){(uint32_t)slot + 1, body.generation};
 	return PBD_OK;
 }
@@ -158,7 +158,7 @@ pbd_result pbd_particles_set(pbd_world *world, pbd_particles_id id, int index, c
 	v4_set3(&world->particles.x[k], v3_load(position));
 	world->particles.p[k] = world->particles.x[k];
 	world->particles.v[k] = v3_load(velocity);
-	pbd_cloth_refresh_outputs(world, c);
+	pbd_body_refresh_outputs(world, c);
 	return PBD_OK;
 }
 

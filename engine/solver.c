@@ -236,8 +236,8 @@ static void finalize(pbd_world *w, float dt)
 		pbd_body *c = &w->bodies.slots[s];
 		if (!c->live)
 			continue;
-		pbd_damp_cloth(w, c, dt);
-		pbd_cloth_refresh_outputs(w, c);
+		pbd_damp_body(w, c, dt);
+		pbd_body_refresh_outputs(w, c);
 		strain = fmaxf(strain, max_stretch(w, c));
 	}
 	w->stats.max_stretch_error = strain;
