@@ -69,5 +69,9 @@ bool pbd_ccd_inclusion(const pbd_d3 x0[4], const pbd_d3 x1[4], bool edge_edge, d
 #define PBD_CCD_TOLERANCE 1e-6
 #define PBD_CCD_BOX_BUDGET 100000
 bool pbd_ccd_refined(const pbd_d3 x0[4], const pbd_d3 x1[4], bool edge_edge, double min_distance, double *toi);
+// The closest a pair may come while a sweep (the guard's, the carry's) lets it move: a crossing
+// needs the distance to reach zero, and a tenth of the contact thickness is kept so that float
+// rounding cannot close the rest.
+static inline float pbd_guard_gap(float thickness) { return 0.1f * thickness; }
 // Two spheres' centres moving linearly: first time their distance reaches `distance`.
 bool pbd_ccd_sphere_sphere(pbd_d3 a0, pbd_d3 a1, pbd_d3 b0, pbd_d3 b1, double distance, double *toi);

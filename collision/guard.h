@@ -4,6 +4,7 @@
 // their paths, round after round, until none does.
 #pragma once
 
+#include "collision.h"
 #include "core.h"
 
 typedef struct pbd_guard {
@@ -22,10 +23,6 @@ int pbd_guard_run(pbd_world *world, int64_t *tested);
 // Pulls particle i's motion back to the fraction t of x -> p (t <= 0: to x), recording
 // `round` in its stamp; kinematic particles keep their path. Returns whether p changed.
 bool pbd_guard_limit_motion(pbd_world *world, uint32_t i, double t, uint32_t round);
-// The closest a pair may come while the guard sweeps it: a crossing needs the distance to
-// reach zero, and a tenth of the contact thickness is kept so that float rounding cannot
-// close the rest.
-static inline float pbd_guard_gap(float thickness) { return 0.1f * thickness; }
 // After the guard's rounds: particles inside a moving collider, and the corners of triangles
 // cutting a moving round collider (the guard stops each particle on its own, and a triangle
 // whose corners stop at different points of their paths can cut across it), go back to their

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Contact candidates (collision/pairs.c): the vertex-triangle, edge-edge and particle pairs
 // that may come within their thickness, found by the broad phase and valid while every
-// particle stays in its region. The contact solvers (constraints/) and the guard
-// (collision/ccd.c) work through them.
+// particle stays in its region. The contact solvers (constraints/), the carry and the guard
+// (collision/collider_carry.c, collision/guard.c) read them.
 #pragma once
 
 #include "broad_phase.h"
@@ -13,7 +13,7 @@ typedef struct pbd_vt_contact {
 	uint32_t q;                // the vertex (or free particle)
 	uint32_t tri;              // index into the topology's triangles (topology.h)
 	float thickness;           // distance kept between the vertex and the triangle
-	// A lower bound of how far apart the pair is at the search (see pbd_pair_apart).
+	// A lower bound of how far apart the pair is at the search (see pbd_vt_apart, pbd_ee_apart).
 	float clearance;
 	bool ball;                 // q is a free particle: kept off the whole closed triangle
 } pbd_vt_contact;
@@ -96,7 +96,7 @@ bool pbd_pairs_cover_carried(const pbd_world *world, float h);
 // times for the triangle's growth) stays above a distance, the pair is farther apart than
 // that: the solvers and the guard skip it without looking at it. A resting or slowly moving
 // cloth's pairs are almost all decided so.
-// For the contacts: drifts of p, at the substep's end (before the constraint passes).
+// For the contacts: drifts of p, at the substep's end (each pass, before its contacts).
 void pbd_pairs_drift(pbd_world *world, float h);
 // For the guard: drifts of the whole motion x -> p, however the guard shortens it.
 void pbd_pairs_sweep_drift(pbd_world *world);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "air.h"
+#include "world.h"
 
 // Smooth gusts that travel with the wind: a few incommensurate sine waves along and across
 // the wind direction, deterministic in position and time. Returns the factor on the wind.

@@ -47,16 +47,6 @@ typedef struct pbd_bodies {
 	int capacity;
 } pbd_bodies;
 
-// Why an id {index1, generation} does not name a live slot of a table of `capacity` slots
-// (PBD_OK when it does); shared by the body, collider and attachment tables.
-static inline pbd_result pbd_check_slot(uint32_t index1, uint32_t id_generation, int capacity, bool live,
-					uint32_t slot_generation)
-{
-	if (index1 == 0 || index1 > (uint32_t)capacity || id_generation == 0 || id_generation > slot_generation)
-		return PBD_ERR_UNKNOWN_ID;
-	return live && slot_generation == id_generation ? PBD_OK : PBD_ERR_STALE_ID;
-}
-
 // A live body of the given kind by id; *why says why not (stale, unknown).
 pbd_body *pbd_body_lookup(const pbd_world *world, uint32_t index1, uint32_t generation, int kind, pbd_result *why);
 pbd_body *pbd_cloth_lookup(const pbd_world *world, pbd_cloth_id id, pbd_result *why);

@@ -405,7 +405,7 @@ pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_clot
 	if (r == PBD_OK && (slot < 0 || !pbd_reserve_particles(world, b.vertex_count)))
 		r = pbd_fail(world, PBD_ERR_OUT_OF_MEMORY, "out of memory for %d particles", b.vertex_count);
 	if (r != PBD_OK) {
-		cloth.live = true;  // lets release_all free what was built
+		cloth.live = true;  // lets pbd_body_release free what was built
 		pbd_body_release(world, &cloth);
 		build_free(world, &b);
 		return r;

@@ -152,7 +152,7 @@ pbd_result pbd_collider_destroy(pbd_world *world, pbd_collider_id id)
 	if (!c)
 		return r;
 	c->live = false;
-	world->collider_contacts.count = 0;
+	pbd_collider_contacts_clear(world);  // they name collider slots
 	return PBD_OK;
 }
 

@@ -96,13 +96,24 @@ static inline float clampf(float v, float lo, float hi) { return v < lo ? lo : (
 static inline int mini(int a, int b) { return a < b ? a : b; }
 static inline int maxi(int a, int b) { return a > b ? a : b; }
 
-// Core services every module may call: tasks, memory, errors (each module owns its state
-// and reaches the rest of the world only through these and the step).
+// Core services every module may call: tasks, memory, errors, table slots. Each module owns
+// its state; it calls these and the geometry queries (collision.h, collider.h), and reads
+// what the step hands on from the other modules (docs/design.md, "Modules and their state").
 // Smallest ranges worth a thread: below these the hand-over costs more than the work.
 #define PBD_PARTICLES_PER_RANGE 256
 #define PBD_CONSTRAINTS_PER_RANGE 128
 // tasks.c: runs task over items 0..count-1, through the hooks when there are any.
 void pbd_parallel_for(pbd_world *world, pbd_task_fn *task, int count, int min_range, void *context);
+
+// Why an id {index1, generation} does not name a live slot of a table of `capacity` slots
+// (PBD_OK when it does); shared by the body, collider and attachment tables.
+static inline pbd_result pbd_check_slot(uint32_t index1, uint32_t id_generation, int capacity, bool live,
+					uint32_t slot_generation)
+{
+	if (index1 == 0 || index1 > (uint32_t)capacity || id_generation == 0 || id_generation > slot_generation)
+		return PBD_ERR_UNKNOWN_ID;
+	return live && slot_generation == id_generation ? PBD_OK : PBD_ERR_STALE_ID;
+}
 
 // memory.c
 void *pbd_alloc(pbd_world *world, size_t size);

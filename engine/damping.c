@@ -2,6 +2,7 @@
 // Damping: once per step, each cloth's velocities move toward a reference motion that no
 // internal force could change, so deformation dies out and momentum stays.
 #include "damping.h"
+#include "world.h"
 #include "step.h"
 
 // Solves the symmetric 3x3 system I w = L; false when I is (nearly) singular.
