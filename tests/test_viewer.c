@@ -339,6 +339,89 @@ static int tab_hides_panel(void)
 	return 0;
 }
 
+// camera_frame: for boxes of many shapes, view directions and window shapes, every corner of the
+// box lands inside the picture and in front of the eye, and a box as wide as it is long in two
+// directions is not lost in the middle: it spans at least an eighth of the view. (Framing fits
+// the box's bounding sphere, at least 5 cm: loose for a long box seen along its length, as a
+// 6 x 0.5 x 1 m box seen end-on, and for the 0.2 x 2 x 0.2 m needle and the 1 cm cube, which
+// are left out of that bound.)
+static int camera_frame_fits_box(void)
+{
+	const float boxes[][6] = {{-1, 0, -1, 1, 0.01f, 1},  {0, 0, 0, 0.2f, 2.0f, 0.2f}, {-3, 1, -0.5f, 3, 1.5f, 0.5f},
+				  {5, 5, 5, 5.01f, 5.01f, 5.01f}, {-0.4f, -2, 3, 0.4f, 0, 3.2f}};
+	const float aspects[] = {16.0f / 9.0f, 1.0f, 0.5f};
+	int checked = 0;
+	for (int b = 0; b < (int)(sizeof boxes / sizeof boxes[0]); ++b)
+		for (int yaw = -150; yaw <= 180; yaw += 55)
+			for (int pitch = -60; pitch <= 80; pitch += 35)
+				for (int k = 0; k < (int)(sizeof aspects / sizeof aspects[0]); ++k) {
+					camera cam = {{9, -4, 2}, 7.0f, (float)yaw, (float)pitch};
+					int width = 600, height = (int)(600 / aspects[k]);
+					camera_frame(&cam, boxes[b], boxes[b] + 3, aspects[k]);
+					mat4 vp;
+					camera_view_proj(&cam, width, height, vp);
+					float span = 0.0f;
+					float lo[2] = {2, 2}, hi[2] = {-2, -2};
+					for (int c = 0; c < 8; ++c) {
+						vec4 corner = {boxes[b][(c & 1) ? 3 : 0], boxes[b][(c & 2) ? 4 : 1], boxes[b][(c & 4) ? 5 : 2], 1},
+						     clip;
+						glm_mat4_mulv(vp, corner, clip);
+						CHECK(clip[3] > 0.0f);
+						for (int j = 0; j < 2; ++j) {
+							float ndc = clip[j] / clip[3];
+							CHECK(ndc >= -1.0f && ndc <= 1.0f);
+							lo[j] = fminf(lo[j], ndc);
+							hi[j] = fmaxf(hi[j], ndc);
+						}
+					}
+					span = fmaxf(hi[0] - lo[0], hi[1] - lo[1]);
+					bool needle = b == 1 || b == 3;
+					if (!needle && span < 0.25f)
+						fprintf(stderr, "box %d yaw %d pitch %d aspect %.2f: spans %.2f of the view\n", b,
+							yaw, pitch, (double)aspects[k], (double)span);
+					CHECK(needle || span >= 0.25f);
+					checked++;
+				}
+	fprintf(stderr, "%d framings: every corner in view\n", checked);
+	return 0;
+}
+
+// The cloth's box in a screenshot: {x0, y0, x1, y1}, x1 < 0 when no cloth pixel shows.
+static void cloth_box(const unsigned char *img, int box[4])
+{
+	box[0] = kWidth, box[1] = kHeight, box[2] = box[3] = -1;
+	for (int y = 0; y < kHeight; ++y)
+		for (int x = 0; x < kWidth; ++x)
+			if (is_cloth_red(img + 3 * (y * kWidth + x))) {
+				box[0] = x < box[0] ? x : box[0];
+				box[1] = y < box[1] ? y : box[1];
+				box[2] = x > box[2] ? x : box[2];
+				box[3] = y > box[3] ? y : box[3];
+			}
+}
+
+// The C key in a live scene: the fold strip, lifted by its corner, runs off the top of the
+// scene's view; after C the whole cloth is in the picture (no cloth pixel on its border) and
+// fills a good part of it.
+static int frame_key_shows_cloth(void)
+{
+	unsigned char *before = screenshot("fold", "1:tab", "unframed.png");
+	unsigned char *after = screenshot("fold", "1:tab,11:C", "framed.png");
+	CHECK(before && after);
+	int b[4], a[4];
+	cloth_box(before, b);
+	cloth_box(after, a);
+	stbi_image_free(before);
+	stbi_image_free(after);
+	fprintf(stderr, "cloth pixels from (%d, %d) to (%d, %d), after C from (%d, %d) to (%d, %d), in %dx%d\n", b[0],
+		b[1], b[2], b[3], a[0], a[1], a[2], a[3], kWidth, kHeight);
+	CHECK(b[2] >= 0 && a[2] >= 0);
+	CHECK(b[0] == 0 || b[1] == 0 || b[2] == kWidth - 1 || b[3] == kHeight - 1);  // cut off without C
+	CHECK(a[0] > 0 && a[1] > 0 && a[2] < kWidth - 1 && a[3] < kHeight - 1);
+	CHECK(a[2] - a[0] > kWidth / 4 || a[3] - a[1] > kHeight / 2);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -354,7 +437,8 @@ int main(int argc, char **argv)
 	static const test_case cases[] = {
 		SLOW_TEST(screenshot_each_scene), TEST(keys_change_picture), TEST(missing_shader),
 		TEST(unknown_scene),         TEST(bad_keys),            TEST(escape_and_scene_keys),
-		SLOW_TEST(bracket_keys_reach_every_scene), TEST(tab_hides_panel),
+		SLOW_TEST(bracket_keys_reach_every_scene), TEST(tab_hides_panel), TEST(camera_frame_fits_box),
+		TEST(frame_key_shows_cloth),
 	};
 	char *args[2] = {argv[0], argv[1]};
 	int r = test_main(2, args, cases, (int)(sizeof cases / sizeof cases[0]));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The viewer's state: the scene, stepping at a fixed rate, the overlay, mouse dragging.
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -135,6 +136,7 @@ void app_step(app *a)
 		glm_vec3_add(origin, target, target);
 		// A pin goes where it is put; a free vertex is pulled by the engine's grab, which the
 		// colliders, contacts and the no-crossing guard can stop.
+		glm_vec3_copy(target, a->drag_target);
 		if (a->drag_was_pinned)
 			pbd_cloth_pin_vertex(a->world, a->drag_cloth, a->drag_vertex, target);
 		else
@@ -149,6 +151,14 @@ void app_step(app *a)
 
 bool app_write_screenshot(app *a, const char *path)
 {
+	bool ok = app_write_png(a, path);
+	if (ok)
+		app_set_status(a, "wrote %s", path);
+	return ok;
+}
+
+bool app_write_png(app *a, const char *path)
+{
 	int w = a->width, h = a->height;
 	unsigned char *pixels = malloc((size_t)w * (size_t)h * 3);
 	if (!pixels)
@@ -161,9 +171,7 @@ bool app_write_screenshot(app *a, const char *path)
 	stbi_flip_vertically_on_write(1);
 	int ok = stbi_write_png(path, w, h, 3, pixels, w * 3);
 	free(pixels);
-	if (ok)
-		app_set_status(a, "wrote %s", path);
-	else
+	if (!ok)
 		fprintf(stderr, "pbd-viewer: cannot write %s\n", path);
 	return ok != 0;
 }
@@ -404,4 +412,54 @@ void app_mouse_move(app *a, double x, double y)
 void app_scroll(app *a, double dy)
 {
 	camera_zoom(&a->cam, (float)dy);
+}
+
+bool app_dump_obj(app *a, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "pbd-viewer: cannot write %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	// A drag in progress, for tests that drag the cloth with real mouse events.
+	if (a->dragging)
+		fprintf(f, "# drag vertex %d pinned %d target %.9g %.9g %.9g\n", a->drag_vertex, a->drag_was_pinned ? 1 : 0,
+			(double)a->drag_target[0], (double)a->drag_target[1], (double)a->drag_target[2]);
+	int bad = demo_write_obj(f, a->world, &a->state);
+	if (fclose(f) != 0 || bad) {
+		fprintf(stderr, "pbd-viewer: error writing %s\n", path);
+		return false;
+	}
+	return true;
+}
+
+// Grows the box (lo, hi) by n points.
+static int grow_box(const float *x, int n, float lo[3], float hi[3], int seen)
+{
+	for (int i = 0; x && i < n; ++i, ++seen)
+		for (int k = 0; k < 3; ++k) {
+			lo[k] = seen == 0 || x[3 * i + k] < lo[k] ? x[3 * i + k] : lo[k];
+			hi[k] = seen == 0 || x[3 * i + k] > hi[k] ? x[3 * i + k] : hi[k];
+		}
+	return seen;
+}
+
+void app_frame_cloth(app *a)
+{
+	float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+	int seen = 0, n = 0;
+	for (int c = 0; c < a->state.cloth_count; ++c) {
+		const float *x = pbd_cloth_positions(a->world, a->state.cloths[c], &n);
+		seen = grow_box(x, n, lo, hi, seen);
+	}
+	for (int g = 0; g < a->state.particle_group_count; ++g) {
+		const float *x = pbd_particles_positions(a->world, a->state.particles[g], &n);
+		seen = grow_box(x, n, lo, hi, seen);
+	}
+	if (seen == 0) {
+		app_set_status(a, "nothing to frame");
+		return;
+	}
+	camera_frame(&a->cam, lo, hi, a->height > 0 ? (float)a->width / (float)a->height : 1.0f);
+	app_set_status(a, "framed %d vertices", seen);
 }

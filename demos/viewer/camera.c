@@ -58,6 +58,20 @@ void camera_zoom(camera *c, float wheel)
 	c->distance = glm_clamp(c->distance * powf(0.9f, wheel), 0.1f, 100.0f);
 }
 
+void camera_frame(camera *c, const float lo[3], const float hi[3], float aspect)
+{
+	float radius = 0.0f;
+	for (int k = 0; k < 3; ++k) {
+		c->target[k] = 0.5f * (lo[k] + hi[k]);
+		radius += 0.25f * (hi[k] - lo[k]) * (hi[k] - lo[k]);
+	}
+	radius = fmaxf(sqrtf(radius), 0.05f);
+	// The narrower of the two half-angles of the view: the sphere touches it, with a margin.
+	float half_v = glm_rad(FOV_DEGREES) * 0.5f;
+	float half_h = atanf(tanf(half_v) * (aspect > 0.0f ? aspect : 1.0f));
+	c->distance = glm_clamp(1.1f * radius / sinf(fminf(half_v, half_h)), 0.1f, 100.0f);
+}
+
 void camera_ray(const camera *c, int width, int height, double x, double y, vec3 origin, vec3 dir)
 {
 	mat4 vp, inv;

@@ -45,6 +45,7 @@ static const key_table *table(void)
 		add(&t, "tab", KEY_PANEL, "hide / show the panel of figures and parameters", NULL);
 		add(&t, "P", KEY_SCREENSHOT, "save a PNG screenshot", NULL);
 		add(&t, "M", KEY_MATERIAL, "next material preset (silk, cotton, denim, leather, rubber)", NULL);
+		add(&t, "C", KEY_FRAME, "frame the cloth (the camera looks at all of it)", NULL);
 		add(&t, "O", KEY_SAVE_TUNING, "save the tuning file and print it as C code", NULL);
 		add(&t, "escape", KEY_QUIT, "quit", NULL);
 		built = 1;
@@ -154,6 +155,9 @@ bool keys_press(app *a, const char *name, bool shift)
 			break;
 		case KEY_MATERIAL:
 			app_next_material(a);
+			break;
+		case KEY_FRAME:
+			app_frame_cloth(a);
 			break;
 		case KEY_SAVE_TUNING:
 			app_save_tuning(a);

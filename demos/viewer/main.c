@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define GLFW_INCLUDE_NONE
@@ -24,6 +25,8 @@ typedef struct viewer_options {
 	const char *shaders;
 	const char *drops[8];     // --drop FRAME:FILE, test mode
 	int drop_count;
+	const char *record_dir;   // --record: a PNG of every drawn frame
+	const char *dump_dir;     // --dump: an OBJ of every drawn frame
 } viewer_options;
 
 static void usage(FILE *out)
@@ -32,7 +35,7 @@ static void usage(FILE *out)
 		"usage: pbd-viewer [--scene NAME] [--size WxH] [--frames N] [--screenshot FILE]\n"
 		"                  [--keys FRAME:KEY,...] [--res N] [--threads N] [--shaders DIR]\n"
 		"                  [--cloth FILE.obj [--pin SPEC] [--sphere]] [--material NAME] [--params FILE]\n"
-		"                  [--save-params FILE] [--drop FRAME:FILE.obj]\n"
+		"                  [--save-params FILE] [--drop FRAME:FILE.obj] [--record DIR] [--dump DIR]\n"
 		"  --scene NAME       scene to show (default: the first); scenes:");
 	for (int i = 0; i < demo_scene_count(); ++i)
 		fprintf(out, " %s", demo_scene_at(i)->name);
@@ -43,6 +46,11 @@ static void usage(FILE *out)
 		     "  --keys LIST        key presses at given frames, e.g. \"10:S,20:shift+S,30:space\"\n"
 		     "  --save-params FILE where the O key writes the tuning (default pbd-tuning.ini)\n"
 		     "  --drop FRAME:FILE  test mode: drop FILE on the window at FRAME (repeatable)\n"
+		     "  --record DIR       write DIR/frame_%%05d.png of every drawn frame (with --frames: the\n"
+		     "                     same pictures on every run; make an animation with ffmpeg or convert)\n"
+		     "  --dump DIR         write DIR/frame_%%05d.obj of every drawn frame: the cloths, free\n"
+		     "                     particles and spheres as pbd-sim --dump writes them, and a drag in\n"
+		     "                     progress (# drag vertex V pinned 0|1 target X Y Z)\n"
 		     "  --shaders DIR      where the GLSL files are (default: next to the build or install)\n");
 	demo_flags_help(out, 21);
 	fprintf(out, "\n");
@@ -71,6 +79,10 @@ static int parse_own_flag(int argc, char **argv, int *i, viewer_options *o)
 		o->keys = v;
 	} else if (strcmp(a, "--shaders") == 0) {
 		o->shaders = v;
+	} else if (strcmp(a, "--record") == 0) {
+		o->record_dir = v;
+	} else if (strcmp(a, "--dump") == 0) {
+		o->dump_dir = v;
 	} else if (strcmp(a, "--drop") == 0) {
 		char *end = NULL;
 		long frame = strtol(v, &end, 10);
@@ -193,6 +205,36 @@ static void on_drop(GLFWwindow *window, int count, const char **paths)
 		app_drop_file(a, paths[0]);
 }
 
+// --record and --dump: the frame just drawn (frame numbers from 0, as pbd-sim's dumps).
+static bool write_frame_files(app *a, const viewer_options *o, int frame)
+{
+	char path[4096];
+	bool ok = true;
+	if (o->record_dir) {
+		snprintf(path, sizeof path, "%s/frame_%05d.png", o->record_dir, frame);
+		ok &= app_write_png(a, path);
+	}
+	if (o->dump_dir) {
+		snprintf(path, sizeof path, "%s/frame_%05d.obj", o->dump_dir, frame);
+		ok &= app_dump_obj(a, path);
+	}
+	return ok;
+}
+
+// A directory for --record or --dump: made when missing; false (with a message) when it
+// cannot be written to.
+static bool prepare_dir(const char *flag, const char *dir)
+{
+	if (!dir)
+		return true;
+	mkdir(dir, 0777);  // may exist already
+	if (access(dir, W_OK) != 0) {
+		fprintf(stderr, "pbd-viewer: %s %s: %s\n", flag, dir, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	viewer_options o;
@@ -219,6 +261,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "\n");
 		return 2;
 	}
+	if (!prepare_dir("--record", o.record_dir) || !prepare_dir("--dump", o.dump_dir))
+		return 2;
 	key_event events[MAX_KEY_EVENTS];
 	int event_count = 0;
 	if (o.keys && (event_count = keys_parse_script(o.keys, events, MAX_KEY_EVENTS, error, sizeof error)) < 0) {
@@ -344,6 +388,8 @@ int main(int argc, char **argv)
 		a.frame++;
 		bool last_frame = test_mode && a.frame >= o.common.frames;
 		if (last_frame && o.screenshot && !app_write_screenshot(&a, o.screenshot))
+			status = 1;
+		if (!write_frame_files(&a, &o, a.frame - 1))
 			status = 1;
 		if (a.want_screenshot) {
 			char path[1100];

@@ -28,6 +28,9 @@ void camera_view_proj(const camera *c, int width, int height, mat4 out);
 void camera_orbit(camera *c, float dx, float dy);
 void camera_pan(camera *c, float dx, float dy, int height);
 void camera_zoom(camera *c, float wheel);
+// Keeps the view direction and moves the target to the centre of the box (lo, hi) and the eye
+// back until the box's bounding sphere fits the view of a window of that aspect ratio.
+void camera_frame(camera *c, const float lo[3], const float hi[3], float aspect);
 // A ray through window pixel (x, y), y down.
 void camera_ray(const camera *c, int width, int height, double x, double y, vec3 origin, vec3 dir);
 
@@ -95,6 +98,7 @@ typedef struct app {
 	bool drag_was_pinned;         // a pinned vertex is dragged by its pin; a free one by a grab
 	pbd_attachment_id grab;       // the engine's grab of a free vertex (pbd_grab_begin)
 	float drag_depth;             // distance of the grabbed point along the view direction
+	float drag_target[3];         // where the cursor pulls the dragged vertex now
 } app;
 
 // Loads `scene` (keeping `keep_params` values of the current world, if any).
@@ -106,6 +110,12 @@ void app_set_status(app *a, const char *fmt, ...)
 #endif
 	;
 bool app_write_screenshot(app *a, const char *path);
+// The drawn frame as a PNG, without a status line (--record).
+bool app_write_png(app *a, const char *path);
+// Points the camera at every cloth and particle of the scene (the C key).
+void app_frame_cloth(app *a);
+// The world's cloths, particles and spheres as an OBJ file, as pbd-sim --dump writes (--dump).
+bool app_dump_obj(app *a, const char *path);
 // A file dropped on the window (or --drop in test mode): loads it as the "mesh" scene;
 // on failure the previous scene keeps running and the message shows on screen and stderr.
 bool app_drop_file(app *a, const char *path);
@@ -134,6 +144,7 @@ typedef enum key_action {
 	KEY_SCREENSHOT,
 	KEY_MATERIAL,    // next material preset
 	KEY_SAVE_TUNING, // write the tuning file and print the C code
+	KEY_FRAME,       // the camera looks at all of the cloth
 	KEY_QUIT,
 } key_action;
 
