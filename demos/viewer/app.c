@@ -58,6 +58,8 @@ bool app_load_scene(app *a, const demo_scene *scene, bool keep_params)
 	a->status_time = 0.0;
 	if (!same_scene)
 		camera_from_scene(&a->cam, scene);
+	if (strcmp(scene->name, "mesh") == 0)
+		app_frame_cloth(a);  // your own mesh, whatever its size: all of it in view
 	if (state.message[0])  // your own mesh: what the reader found and how many vertices --pin held
 		app_set_status(a, "%s", state.message);
 	return true;
