@@ -88,13 +88,15 @@ static void seed(pbd_world *w, int32_t k)
 	const pbd_collider *c = &w->colliders.slots[k];
 	float bound = pbd_shape_bounding_radius(&c->shape);
 	for (int i = 0; i < w->particles.count; ++i)
-		if (w->particles.p[i].w != 0.0f && w->carry.by[i] < 0 && pbd_collider_near_at_end(c, bound, v3_of4(w->particles.x[i]), w->particles.radius[i]))
+		if (w->particles.p[i].w != 0.0f && w->carry.by[i] < 0 &&
+		    pbd_collider_near_at_end(c, bound, v3_of4(w->particles.x[i]), w->particles.radius[i]))
 			carry(w, (uint32_t)i, k);
 	if (!pbd_collider_is_round(c))
 		return;
 	for (int t = 0; t < w->topology.tri_count; ++t) {
 		const uint32_t *v = w->topology.tri + 3 * t;
-		const pbd_v3 corner[3] = {v3_of4(w->particles.x[v[0]]), v3_of4(w->particles.x[v[1]]), v3_of4(w->particles.x[v[2]])};
+		const pbd_v3 corner[3] = {v3_of4(w->particles.x[v[0]]), v3_of4(w->particles.x[v[1]]),
+					  v3_of4(w->particles.x[v[2]])};
 		if (pbd_round_collider_within_at_end(c, corner, c->shape.radius + w->particles.radius[v[0]]))
 			carry_group(w, v, 3, k);
 	}
@@ -165,8 +167,9 @@ static bool close_pairs(pbd_world *w, int64_t *tested)
 			continue;
 		(*tested)++;
 		double toi;
-		if (pbd_ccd_sphere_sphere(d3_of(v3_of4(w->particles.x[c->i])), d3_of(start_of(w, c->i)), d3_of(v3_of4(w->particles.x[c->j])),
-					  d3_of(start_of(w, c->j)), 0.5 * c->thickness, &toi))
+		if (pbd_ccd_sphere_sphere(d3_of(v3_of4(w->particles.x[c->i])), d3_of(start_of(w, c->i)),
+					  d3_of(v3_of4(w->particles.x[c->j])), d3_of(start_of(w, c->j)),
+					  0.5 * c->thickness, &toi))
 			changed |= carry_group(w, ids, 2, carrier(w, ids, 2));
 	}
 	return changed;
@@ -183,7 +186,8 @@ static bool close_pairs(pbd_world *w, int64_t *tested)
 // rather than grown.
 static bool reserve(pbd_world *w)
 {
-	return pbd_reserve_scratch_arrays(w, CARRY_ARRAYS(w), CARRY_ARRAY_COUNT, &w->carry.capacity, w->particles.count);
+	return pbd_reserve_scratch_arrays(w, CARRY_ARRAYS(w), CARRY_ARRAY_COUNT, &w->carry.capacity,
+					  w->particles.count);
 }
 
 // Grows the carried set until no pair of carried and still particles meets on the way.

@@ -6,7 +6,8 @@ static bool push_contact(pbd_world *w, pbd_collider_contact ct)
 {
 	if (w->collider_contacts.count == w->collider_contacts.capacity) {
 		int cap = maxi(256, w->collider_contacts.capacity * 2);
-		if (!pbd_grow_array(w, (void **)&w->collider_contacts.items, (size_t)w->collider_contacts.capacity, (size_t)cap, sizeof *w->collider_contacts.items))
+		if (!pbd_grow_array(w, (void **)&w->collider_contacts.items, (size_t)w->collider_contacts.capacity,
+				    (size_t)cap, sizeof *w->collider_contacts.items))
 			return false;
 		w->collider_contacts.capacity = cap;
 	}
@@ -45,7 +46,8 @@ static void sweep_particle(pbd_world *w, const pbd_collider *c, int i)
 {
 	enum { MAX_ADVANCES = 48 };
 	float radius = w->particles.radius[i];
-	pbd_v3 l0 = to_local(&c->sub_start, v3_of4(w->particles.x[i])), l1 = to_local(&c->sub_end, v3_of4(w->particles.p[i]));
+	pbd_v3 l0 = to_local(&c->sub_start, v3_of4(w->particles.x[i])),
+	       l1 = to_local(&c->sub_end, v3_of4(w->particles.p[i]));
 	pbd_v3 n1, ne;
 	float phi = local_distance(&c->shape, l0, &ne) - radius;
 	if (phi <= 0.0f)
@@ -195,8 +197,9 @@ static bool measure_cloths(pbd_world *w)
 	if (!any)
 		return true;
 	if (w->bodies.capacity > w->collider_contacts.extent_capacity) {
-		if (!pbd_grow_array(w, (void **)&w->collider_contacts.extents, (size_t)w->collider_contacts.extent_capacity,
-				    (size_t)w->bodies.capacity, sizeof *w->collider_contacts.extents))
+		if (!pbd_grow_array(w, (void **)&w->collider_contacts.extents,
+				    (size_t)w->collider_contacts.extent_capacity, (size_t)w->bodies.capacity,
+				    sizeof *w->collider_contacts.extents))
 			return false;
 		w->collider_contacts.extent_capacity = w->bodies.capacity;
 	}
@@ -211,8 +214,8 @@ bool pbd_collider_contacts_find(pbd_world *w)
 	w->collider_contacts.count = 0;
 	if (w->particles.count > w->collider_contacts.keep_capacity) {
 		int cap = maxi(w->particles.count, 2 * w->collider_contacts.keep_capacity);
-		if (!pbd_grow_array(w, (void **)&w->collider_contacts.keep, (size_t)w->collider_contacts.keep_capacity, (size_t)cap,
-				    sizeof *w->collider_contacts.keep))
+		if (!pbd_grow_array(w, (void **)&w->collider_contacts.keep, (size_t)w->collider_contacts.keep_capacity,
+				    (size_t)cap, sizeof *w->collider_contacts.keep))
 			return false;
 		w->collider_contacts.keep_capacity = cap;
 	}
@@ -250,15 +253,18 @@ bool pbd_collider_contacts_find(pbd_world *w)
 
 void pbd_collider_contacts_free(pbd_world *w)
 {
-	pbd_free_array(w, w->collider_contacts.items, (size_t)w->collider_contacts.capacity, sizeof *w->collider_contacts.items);
-	pbd_free_array(w, w->collider_contacts.keep, (size_t)w->collider_contacts.keep_capacity, sizeof *w->collider_contacts.keep);
-	pbd_free_array(w, w->collider_contacts.extents, (size_t)w->collider_contacts.extent_capacity, sizeof *w->collider_contacts.extents);
+	pbd_free_array(w, w->collider_contacts.items, (size_t)w->collider_contacts.capacity,
+		       sizeof *w->collider_contacts.items);
+	pbd_free_array(w, w->collider_contacts.keep, (size_t)w->collider_contacts.keep_capacity,
+		       sizeof *w->collider_contacts.keep);
+	pbd_free_array(w, w->collider_contacts.extents, (size_t)w->collider_contacts.extent_capacity,
+		       sizeof *w->collider_contacts.extents);
 }
 
 void pbd_collider_contacts_trim(pbd_world *w)
 {
-	pbd_trim_array(w, (void **)&w->collider_contacts.items, &w->collider_contacts.capacity, w->collider_contacts.peak, w->collider_contacts.count,
-		       sizeof *w->collider_contacts.items);
+	pbd_trim_array(w, (void **)&w->collider_contacts.items, &w->collider_contacts.capacity,
+		       w->collider_contacts.peak, w->collider_contacts.count, sizeof *w->collider_contacts.items);
 	w->collider_contacts.peak = w->collider_contacts.count;
 }
 

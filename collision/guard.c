@@ -183,7 +183,8 @@ static int guard_round(pbd_world *w, uint32_t round, bool final_round, int64_t *
 	for (int n = 0; n < count; ++n) {
 		uint32_t ids[4];
 		float thickness, clearance;
-		int split = pbd_pair_particles(w, listed ? w->guard.pairs[n] : (uint32_t)n, ids, &thickness, &clearance);
+		int split =
+			pbd_pair_particles(w, listed ? w->guard.pairs[n] : (uint32_t)n, ids, &thickness, &clearance);
 		hits += guard_quad(&g, ids, split, thickness, clearance);
 	}
 	for (int k = 0; k < w->pairs.pp_count; ++k) {
@@ -198,8 +199,8 @@ static int guard_round(pbd_world *w, uint32_t round, bool final_round, int64_t *
 		// Spheres may not pass through each other: they must not get closer than half
 		// their radii's sum while moving.
 		const pbd_v4 *x = pbd_motion_starts(w);
-		if (pbd_ccd_sphere_sphere(at(&x[c->i]), at(&w->particles.p[c->i]), at(&x[c->j]), at(&w->particles.p[c->j]),
-					  0.5 * c->thickness, &toi)) {
+		if (pbd_ccd_sphere_sphere(at(&x[c->i]), at(&w->particles.p[c->i]), at(&x[c->j]),
+					  at(&w->particles.p[c->j]), 0.5 * c->thickness, &toi)) {
 			double f = final_round ? 0.0 : safe_fraction(toi);
 			bool changed = pbd_guard_limit_motion(w, c->i, f, round);
 			changed |= pbd_guard_limit_motion(w, c->j, f, round);
@@ -209,15 +210,35 @@ static int guard_round(pbd_world *w, uint32_t round, bool final_round, int64_t *
 	return hits;
 }
 
+// Particles whose motion the guard shortened and that it left inside a still collider go back
+// to their starts. The guard stops a particle on the straight path x -> p, and a particle that
+// slid around a collider (both ends outside it) has a path that cuts through it: a cloth
+// dragged fast across a sphere was left with vertices 6 mm inside it.
+static int settle_still(pbd_world *w, const pbd_collider *c, uint32_t stamp)
+{
+	int changed = 0;
+	float bound = pbd_shape_bounding_radius(&c->shape);
+	for (int i = 0; i < w->particles.count; ++i)
+		if (w->guard.stamp[i] != 0 &&
+		    pbd_collider_near_at_end(c, bound, v3_of4(w->particles.p[i]), w->particles.radius[i]))
+			changed += pbd_guard_limit_motion(w, (uint32_t)i, 0.0, stamp);
+	return changed;
+}
+
 // After the guard's rounds: particles inside a moving collider, and the corners of triangles
-// cutting a moving round collider, go back to their starts (see guard.h).
+// cutting a moving round collider, go back to their starts; so do the particles the guard left
+// inside a still one (see guard.h).
 int pbd_collider_settle(pbd_world *w, uint32_t stamp)
 {
 	int changed = 0;
 	for (int k = 0; k < w->colliders.capacity; ++k) {
 		const pbd_collider *c = &w->colliders.slots[k];
-		if (!c->live || !pbd_collider_moves(c))
+		if (!c->live)
 			continue;
+		if (!pbd_collider_moves(c)) {
+			changed += settle_still(w, c, stamp);
+			continue;
+		}
 		float bound = pbd_shape_bounding_radius(&c->shape);
 		for (int i = 0; i < w->particles.count; ++i)
 			if (pbd_collider_near_at_end(c, bound, v3_of4(w->particles.p[i]), 0.0f))
@@ -226,7 +247,8 @@ int pbd_collider_settle(pbd_world *w, uint32_t stamp)
 			continue;
 		for (int t = 0; t < w->topology.tri_count; ++t) {
 			const uint32_t *v = w->topology.tri + 3 * t;
-			const pbd_v3 corner[3] = {v3_of4(w->particles.p[v[0]]), v3_of4(w->particles.p[v[1]]), v3_of4(w->particles.p[v[2]])};
+			const pbd_v3 corner[3] = {v3_of4(w->particles.p[v[0]]), v3_of4(w->particles.p[v[1]]),
+						  v3_of4(w->particles.p[v[2]])};
 			if (pbd_round_collider_within_at_end(c, corner, c->shape.radius))
 				for (int j = 0; j < 3; ++j)
 					changed += pbd_guard_limit_motion(w, v[j], 0.0, stamp);
@@ -277,7 +299,8 @@ void pbd_guard_free(pbd_world *w)
 
 void pbd_guard_trim(pbd_world *w)
 {
-	pbd_trim_array(w, (void **)&w->guard.live, &w->guard.live_capacity, w->guard.live_peak, 0, sizeof *w->guard.live);
+	pbd_trim_array(w, (void **)&w->guard.live, &w->guard.live_capacity, w->guard.live_peak, 0,
+		       sizeof *w->guard.live);
 	pbd_trim_array(w, (void **)&w->guard.pairs, &w->guard.pairs_capacity, w->guard.pairs_peak, 0,
 		       sizeof *w->guard.pairs);
 	w->guard.live_peak = w->guard.pairs_peak = 0;

@@ -26,7 +26,9 @@ bool pbd_guard_limit_motion(pbd_world *world, uint32_t i, double t, uint32_t rou
 // After the guard's rounds: particles inside a moving collider, and the corners of triangles
 // cutting a moving round collider (the guard stops each particle on its own, and a triangle
 // whose corners stop at different points of their paths can cut across it), go back to their
-// starts, recorded in the stamps as changed in round `stamp`. Returns how many moved.
+// starts, recorded in the stamps as changed in round `stamp`; so do the particles whose motion
+// the guard shortened into a still collider (a path x -> p around a collider cuts through it).
+// Returns how many moved.
 int pbd_collider_settle(pbd_world *world, uint32_t stamp);
 void pbd_guard_trim(pbd_world *world);
 void pbd_guard_free(pbd_world *world);

@@ -73,8 +73,8 @@ typedef struct visit_context {
 static double rest_point_triangle(const pbd_world *w, uint32_t q, const uint32_t *t)
 {
 	double bary[3];
-	return sqrt(pbd_point_triangle_distance2(d3_of(w->particles.rest[q]), d3_of(w->particles.rest[t[0]]), d3_of(w->particles.rest[t[1]]),
-						 d3_of(w->particles.rest[t[2]]), bary));
+	return sqrt(pbd_point_triangle_distance2(d3_of(w->particles.rest[q]), d3_of(w->particles.rest[t[0]]),
+						 d3_of(w->particles.rest[t[1]]), d3_of(w->particles.rest[t[2]]), bary));
 }
 
 static void visit_vertex_for_triangle(uint32_t q, void *user)
@@ -89,7 +89,8 @@ static void visit_vertex_for_triangle(uint32_t q, void *user)
 	const pbd_body *bq = body(w, oq), *bt = body(w, ot);
 	if (oq == ot && !bt->material.self_collision)
 		return;
-	if (w->particles.p[q].w == 0.0f && w->particles.p[t[0]].w == 0.0f && w->particles.p[t[1]].w == 0.0f && w->particles.p[t[2]].w == 0.0f)
+	if (w->particles.p[q].w == 0.0f && w->particles.p[t[0]].w == 0.0f && w->particles.p[t[1]].w == 0.0f &&
+	    w->particles.p[t[2]].w == 0.0f)
 		return;
 	float thickness = w->particles.radius[q] + w->particles.radius[t[0]];
 	// Rest-distance exemption: pairs of one cloth that are closer than the thickness in the
@@ -99,7 +100,8 @@ static void visit_vertex_for_triangle(uint32_t q, void *user)
 		return;
 	if (oq == ot) {
 		pbd_v3 tri_rest[3] = {w->particles.rest[t[0]], w->particles.rest[t[1]], w->particles.rest[t[2]]};
-		if (gap_along_axes(&w->particles.rest[q], 1, tri_rest, 3) < thickness && rest_point_triangle(w, q, t) < thickness)
+		if (gap_along_axes(&w->particles.rest[q], 1, tri_rest, 3) < thickness &&
+		    rest_point_triangle(w, q, t) < thickness)
 			return;
 	}
 	// Boxes of a flat mesh overlap their neighbours'; the true distance at x, less how far
@@ -136,16 +138,19 @@ static void visit_edge_for_edge(uint32_t b, void *user)
 	const pbd_body *ba = body(w, oa);
 	if (oa == ob && !ba->material.self_collision)
 		return;
-	if (w->particles.p[ea[0]].w == 0.0f && w->particles.p[ea[1]].w == 0.0f && w->particles.p[eb[0]].w == 0.0f && w->particles.p[eb[1]].w == 0.0f)
+	if (w->particles.p[ea[0]].w == 0.0f && w->particles.p[ea[1]].w == 0.0f && w->particles.p[eb[0]].w == 0.0f &&
+	    w->particles.p[eb[1]].w == 0.0f)
 		return;
 	float thickness = w->particles.radius[ea[0]] + w->particles.radius[eb[0]];
 	if (thickness <= 1e-7f)
 		return;
 	double s, t;
-	pbd_v3 ra[2] = {w->particles.rest[ea[0]], w->particles.rest[ea[1]]}, rb[2] = {w->particles.rest[eb[0]], w->particles.rest[eb[1]]};
+	pbd_v3 ra[2] = {w->particles.rest[ea[0]], w->particles.rest[ea[1]]},
+	       rb[2] = {w->particles.rest[eb[0]], w->particles.rest[eb[1]]};
 	if (oa == ob && gap_along_axes(ra, 2, rb, 2) < thickness) {
-		double rest = sqrt(pbd_segment_segment_distance2(d3_of(w->particles.rest[ea[0]]), d3_of(w->particles.rest[ea[1]]),
-								 d3_of(w->particles.rest[eb[0]]), d3_of(w->particles.rest[eb[1]]), &s, &t));
+		double rest = sqrt(pbd_segment_segment_distance2(
+			d3_of(w->particles.rest[ea[0]]), d3_of(w->particles.rest[ea[1]]),
+			d3_of(w->particles.rest[eb[0]]), d3_of(w->particles.rest[eb[1]]), &s, &t));
 		if (rest < thickness)
 			return;  // rest-distance exemption, as for vertex-triangle pairs
 	}
@@ -550,7 +555,8 @@ static bool pairs_well_formed(const pbd_world *w)
 		if (w->pairs.ee[k].a >= w->pairs.ee[k].b || (int)w->pairs.ee[k].b >= w->topology.edge_count)
 			return false;
 	for (int k = 0; k < w->pairs.pp_count; ++k)
-		if ((int)w->pairs.pp[k].i >= w->particles.count || (int)w->pairs.pp[k].j >= w->particles.count || w->pairs.pp[k].i == w->pairs.pp[k].j)
+		if ((int)w->pairs.pp[k].i >= w->particles.count || (int)w->pairs.pp[k].j >= w->particles.count ||
+		    w->pairs.pp[k].i == w->pairs.pp[k].j)
 			return false;
 	return true;
 }
@@ -571,7 +577,8 @@ bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
 	int need = np + nt + ne;
 	if (need > w->pairs.box_capacity) {
 		int cap = maxi(need, 2 * w->pairs.box_capacity);
-		if (!pbd_grow_array(w, (void **)&w->pairs.boxes, (size_t)w->pairs.box_capacity, (size_t)cap, sizeof *w->pairs.boxes))
+		if (!pbd_grow_array(w, (void **)&w->pairs.boxes, (size_t)w->pairs.box_capacity, (size_t)cap,
+				    sizeof *w->pairs.boxes))
 			return false;
 		w->pairs.box_capacity = cap;
 	}
@@ -592,7 +599,8 @@ bool pbd_pairs_find(pbd_world *w, int substeps_left, float h)
 	for (int e = 0; e < ne; ++e)
 		ebox[e] = union_of(w, w->topology.edge + 2 * e, 2, w->particles.radius[w->topology.edge[2 * e]]);
 	float cell = cell_size(w, ebox, ne);
-	if (!pbd_grid_build(w, &w->pairs.vertex_grid, vbox, np, cell) || !pbd_grid_build(w, &w->pairs.edge_grid, ebox, ne, cell))
+	if (!pbd_grid_build(w, &w->pairs.vertex_grid, vbox, np, cell) ||
+	    !pbd_grid_build(w, &w->pairs.edge_grid, ebox, ne, cell))
 		return false;
 	w->stats.broad_phase_builds++;
 	int limit = w->settings.max_candidate_pairs;
@@ -641,9 +649,12 @@ void pbd_pairs_trim(pbd_world *w)
 		pbd_trim_array(w, (void **)&c->pp, &c->pp_capacity, c->pp_peak, 0, sizeof *c->pp);
 		c->vt_peak = c->ee_peak = c->pp_peak = 0;
 	}
-	pbd_trim_array(w, (void **)&w->pairs.vt, &w->pairs.vt_capacity, w->pairs.vt_peak, w->pairs.vt_count, sizeof *w->pairs.vt);
-	pbd_trim_array(w, (void **)&w->pairs.ee, &w->pairs.ee_capacity, w->pairs.ee_peak, w->pairs.ee_count, sizeof *w->pairs.ee);
-	pbd_trim_array(w, (void **)&w->pairs.pp, &w->pairs.pp_capacity, w->pairs.pp_peak, w->pairs.pp_count, sizeof *w->pairs.pp);
+	pbd_trim_array(w, (void **)&w->pairs.vt, &w->pairs.vt_capacity, w->pairs.vt_peak, w->pairs.vt_count,
+		       sizeof *w->pairs.vt);
+	pbd_trim_array(w, (void **)&w->pairs.ee, &w->pairs.ee_capacity, w->pairs.ee_peak, w->pairs.ee_count,
+		       sizeof *w->pairs.ee);
+	pbd_trim_array(w, (void **)&w->pairs.pp, &w->pairs.pp_capacity, w->pairs.pp_peak, w->pairs.pp_count,
+		       sizeof *w->pairs.pp);
 	w->pairs.vt_peak = w->pairs.vt_count;
 	w->pairs.ee_peak = w->pairs.ee_count;
 	w->pairs.pp_peak = w->pairs.pp_count;
@@ -674,8 +685,9 @@ void pbd_pairs_step_end(pbd_world *w, float dt)
 {
 	double end[3];
 	mean_free_velocity(w, end);
-	w->pairs.mean_accel = v3((float)((end[0] - w->pairs.step_mean_v[0]) / dt), (float)((end[1] - w->pairs.step_mean_v[1]) / dt),
-			   (float)((end[2] - w->pairs.step_mean_v[2]) / dt));
+	w->pairs.mean_accel =
+		v3((float)((end[0] - w->pairs.step_mean_v[0]) / dt), (float)((end[1] - w->pairs.step_mean_v[1]) / dt),
+		   (float)((end[2] - w->pairs.step_mean_v[2]) / dt));
 }
 
 void pbd_pairs_free(pbd_world *w)

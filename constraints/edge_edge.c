@@ -31,7 +31,8 @@ int pbd_edge_edge_solve(pbd_world *w)
 		const uint32_t *ea = w->topology.edge + 2 * c->a, *eb = w->topology.edge + 2 * c->b;
 		if (pbd_ee_apart(&w->pairs, c, ea, eb, c->thickness))
 			continue;
-		pbd_v4 *v[4] = {&w->particles.p[ea[0]], &w->particles.p[ea[1]], &w->particles.p[eb[0]], &w->particles.p[eb[1]]};
+		pbd_v4 *v[4] = {&w->particles.p[ea[0]], &w->particles.p[ea[1]], &w->particles.p[eb[0]],
+				&w->particles.p[eb[1]]};
 		pbd_d3 a0 = d3_of(v3_of4(*v[0])), a1 = d3_of(v3_of4(*v[1])), b0 = d3_of(v3_of4(*v[2])),
 		       b1 = d3_of(v3_of4(*v[3]));
 		// Boxes first: most pairs are apart by more than the thickness.
@@ -71,7 +72,8 @@ int pbd_edge_edge_solve(pbd_world *w)
 		const uint32_t ids[4] = {ea[0], ea[1], eb[0], eb[1]};
 		for (int j = 0; j < 4; ++j)
 			moved = v3_mad(moved, v3_sub(v3_of4(*v[j]), v3_of4(w->particles.x[ids[j]])), wgt[j]);
-		pbd_friction_pair mu = pbd_bodies_friction(w, w->topology.edge_owner[c->a], w->topology.edge_owner[c->b]);
+		pbd_friction_pair mu =
+			pbd_bodies_friction(w, w->topology.edge_owner[c->a], w->topology.edge_owner[c->b]);
 		pbd_v3 corr = pbd_friction_correction(moved, n, depth, mu.static_friction, mu.kinetic_friction);
 		float f = 1.0f / wsum;
 		for (int j = 0; j < 4; ++j) {

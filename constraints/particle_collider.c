@@ -67,7 +67,8 @@ int pbd_collider_contacts_solve(pbd_world *world)
 	contact_job job = {world, 0, 0};
 	for (int first = 0; first < world->collider_contacts.count;) {
 		int end = first + 1;
-		while (end < world->collider_contacts.count && world->collider_contacts.items[end].collider == world->collider_contacts.items[first].collider)
+		while (end < world->collider_contacts.count &&
+		       world->collider_contacts.items[end].collider == world->collider_contacts.items[first].collider)
 			++end;
 		job.first = first;
 		pbd_parallel_for(world, solve_range, end - first, 512, &job);
@@ -80,7 +81,8 @@ int pbd_collider_contacts_solve(pbd_world *world)
 // the collider at its substep-start pose), when it was clear of the collider then.
 static bool side_at_start(const pbd_world *w, const pbd_collider *c, const uint32_t *v, float reach, pbd_v3 *side)
 {
-	const pbd_v3 corner[3] = {v3_of4(w->particles.x[v[0]]), v3_of4(w->particles.x[v[1]]), v3_of4(w->particles.x[v[2]])};
+	const pbd_v3 corner[3] = {v3_of4(w->particles.x[v[0]]), v3_of4(w->particles.x[v[1]]),
+				  v3_of4(w->particles.x[v[2]])};
 	double bary[3];
 	float d;
 	return pbd_round_collider_triangle(c, &c->sub_start, corner, INFINITY, bary, &d, side) && d >= reach;

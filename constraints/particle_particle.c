@@ -25,14 +25,17 @@ int pbd_particle_particle_solve(pbd_world *w)
 			continue;
 		float l = sqrtf(l2);
 		// Coincident centres: separate along the start offset, or straight up.
-		pbd_v3 n = l > 1e-9f ? v3_scale(d, 1.0f / l)
-				     : v3_normalize_or(v3_sub(v3_of4(w->particles.x[c->i]), v3_of4(w->particles.x[c->j])), v3(0, 1, 0));
+		pbd_v3 n = l > 1e-9f
+				   ? v3_scale(d, 1.0f / l)
+				   : v3_normalize_or(v3_sub(v3_of4(w->particles.x[c->i]), v3_of4(w->particles.x[c->j])),
+						     v3(0, 1, 0));
 		touching++;
 		float depth = c->thickness - l;
 		float dl = depth / wsum;
 		v4_set3(a, v3_mad(v3_of4(*a), n, wa * dl));
 		v4_set3(b, v3_mad(v3_of4(*b), n, -wb * dl));
-		pbd_v3 moved = v3_sub(v3_sub(v3_of4(*a), v3_of4(w->particles.x[c->i])), v3_sub(v3_of4(*b), v3_of4(w->particles.x[c->j])));
+		pbd_v3 moved = v3_sub(v3_sub(v3_of4(*a), v3_of4(w->particles.x[c->i])),
+				      v3_sub(v3_of4(*b), v3_of4(w->particles.x[c->j])));
 		pbd_friction_pair mu = pbd_bodies_friction(w, w->particles.owner[c->i], w->particles.owner[c->j]);
 		pbd_v3 corr = pbd_friction_correction(moved, n, depth, mu.static_friction, mu.kinetic_friction);
 		v4_set3(a, v3_mad(v3_of4(*a), corr, wa / wsum));

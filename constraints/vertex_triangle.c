@@ -53,7 +53,8 @@ static bool ball_triangle(pbd_world *w, const pbd_vt_contact *c)
 	const uint32_t *t = w->topology.tri + 3 * c->tri;
 	pbd_v3 q = v3_of4(w->particles.p[c->q]);
 	double bary[3];
-	pbd_d3 a = d3_of(v3_of4(w->particles.p[t[0]])), b = d3_of(v3_of4(w->particles.p[t[1]])), cc = d3_of(v3_of4(w->particles.p[t[2]]));
+	pbd_d3 a = d3_of(v3_of4(w->particles.p[t[0]])), b = d3_of(v3_of4(w->particles.p[t[1]])),
+	       cc = d3_of(v3_of4(w->particles.p[t[2]]));
 	pbd_v3 xa = v3_of4(w->particles.x[t[0]]);
 	pbd_v3 xn = v3_cross(v3_sub(v3_of4(w->particles.x[t[1]]), xa), v3_sub(v3_of4(w->particles.x[t[2]]), xa));
 	float side = v3_dot(v3_sub(v3_of4(w->particles.x[c->q]), xa), xn) >= 0.0f ? 1.0f : -1.0f;
@@ -138,7 +139,8 @@ int pbd_vertex_triangle_solve(pbd_world *w)
 		const uint32_t *t = w->topology.tri + 3 * c->tri;
 		if (pbd_vt_apart(&w->pairs, c, t, c->thickness))
 			continue;
-		pbd_v4 *q = &w->particles.p[c->q], *p0 = &w->particles.p[t[0]], *p1 = &w->particles.p[t[1]], *p2 = &w->particles.p[t[2]];
+		pbd_v4 *q = &w->particles.p[c->q], *p0 = &w->particles.p[t[0]], *p1 = &w->particles.p[t[1]],
+		       *p2 = &w->particles.p[t[2]];
 		pbd_v3 a = v3_of4(*p0), e1 = v3_sub(v3_of4(*p1), a), e2 = v3_sub(v3_of4(*p2), a);
 		pbd_v3 n = v3_cross(e1, e2);
 		float nl = v3_len(n);
@@ -152,7 +154,8 @@ int pbd_vertex_triangle_solve(pbd_world *w)
 		// Only now, near the plane: the side q started the substep on (x does not change
 		// during the substep, so every iteration agrees).
 		pbd_v3 xa = v3_of4(w->particles.x[t[0]]);
-		pbd_v3 xn = v3_cross(v3_sub(v3_of4(w->particles.x[t[1]]), xa), v3_sub(v3_of4(w->particles.x[t[2]]), xa));
+		pbd_v3 xn =
+			v3_cross(v3_sub(v3_of4(w->particles.x[t[1]]), xa), v3_sub(v3_of4(w->particles.x[t[2]]), xa));
 		float side = v3_dot(v3_sub(v3_of4(w->particles.x[c->q]), xa), xn) >= 0.0f ? 1.0f : -1.0f;
 		n = v3_scale(n, side);
 		d *= side;

@@ -254,10 +254,13 @@ pbd_result pbd_attachment_teleport(pbd_world *world, pbd_attachment_id id, const
 			return r;
 	}
 	for (int i = c->first; i < c->first + c->count; ++i) {
-		v4_set3(&world->particles.x[i], v3_add(quat_rotate(turn, v3_sub(v3_of4(world->particles.x[i]), from.p)), to.p));
+		v4_set3(&world->particles.x[i],
+			v3_add(quat_rotate(turn, v3_sub(v3_of4(world->particles.x[i]), from.p)), to.p));
 		world->particles.p[i] = world->particles.x[i];
-		world->particles.pin_from[i] = v3_add(quat_rotate(turn, v3_sub(world->particles.pin_from[i], from.p)), to.p);
-		world->particles.pin_to[i] = v3_add(quat_rotate(turn, v3_sub(world->particles.pin_to[i], from.p)), to.p);
+		world->particles.pin_from[i] =
+			v3_add(quat_rotate(turn, v3_sub(world->particles.pin_from[i], from.p)), to.p);
+		world->particles.pin_to[i] =
+			v3_add(quat_rotate(turn, v3_sub(world->particles.pin_to[i], from.p)), to.p);
 		world->particles.v[i] = quat_rotate(turn, world->particles.v[i]);
 	}
 	a->pose_start = a->pose_end = a->sub_end = to;
@@ -332,7 +335,8 @@ void pbd_attachments_end_step(pbd_world *w)
 {
 	for (int s = 0; s < w->attachments.capacity; ++s)
 		if (w->attachments.slots[s].live)
-			w->attachments.slots[s].pose_start = w->attachments.slots[s].sub_end = w->attachments.slots[s].pose_end;
+			w->attachments.slots[s].pose_start = w->attachments.slots[s].sub_end =
+				w->attachments.slots[s].pose_end;
 }
 
 void pbd_attachments_remove_body(pbd_world *w, uint32_t body)

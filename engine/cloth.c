@@ -327,7 +327,8 @@ int pbd_body_slot(pbd_world *w)
 		if (!w->bodies.slots[i].live)
 			return i;
 	int cap = maxi(4, w->bodies.capacity * 2);
-	if (!pbd_grow_array(w, (void **)&w->bodies.slots, (size_t)w->bodies.capacity, (size_t)cap, sizeof *w->bodies.slots))
+	if (!pbd_grow_array(w, (void **)&w->bodies.slots, (size_t)w->bodies.capacity, (size_t)cap,
+			    sizeof *w->bodies.slots))
 		return -1;
 	int slot = w->bodies.capacity;
 	w->bodies.capacity = cap;
@@ -441,7 +442,8 @@ pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_clot
 			float third = 0.5f * v3_len(v3_cross(e1, e2)) * def->areal_density / 3.0f;
 			for (int k = 0; k < 3; ++k)
 				if (b.inv_mass[f[k]] == 0.0f)
-					world->particles.force[first + (int)f[k]].x += third;  // scratch: accumulated mass
+					// scratch: accumulated mass
+					world->particles.force[first + (int)f[k]].x += third;
 		}
 	}
 	for (int i = 0; i < b.vertex_count; ++i) {
@@ -501,7 +503,8 @@ pbd_body *pbd_body_lookup(const pbd_world *world, uint32_t index1, uint32_t gene
 	if (world) {
 		bool in_range = index1 >= 1 && index1 <= (uint32_t)world->bodies.capacity;
 		const pbd_body *slot = in_range ? &world->bodies.slots[index1 - 1] : NULL;
-		r = pbd_check_slot(index1, generation, world->bodies.capacity, slot && slot->live, slot ? slot->generation : 0);
+		r = pbd_check_slot(index1, generation, world->bodies.capacity, slot && slot->live,
+				   slot ? slot->generation : 0);
 		if (r == PBD_OK && slot->kind != kind)
 			r = PBD_ERR_UNKNOWN_ID;
 		if (r == PBD_OK)

@@ -112,8 +112,8 @@ pbd_result pbd_collider_create(pbd_world *world, const pbd_collider_def *def, pb
 			slot = i;
 	if (slot < 0) {
 		int cap = maxi(4, world->colliders.capacity * 2);
-		if (!pbd_grow_array(world, (void **)&world->colliders.slots, (size_t)world->colliders.capacity, (size_t)cap,
-				    sizeof *world->colliders.slots))
+		if (!pbd_grow_array(world, (void **)&world->colliders.slots, (size_t)world->colliders.capacity,
+				    (size_t)cap, sizeof *world->colliders.slots))
 			return pbd_fail(world, PBD_ERR_OUT_OF_MEMORY, "out of memory for colliders");
 		slot = world->colliders.capacity;
 		world->colliders.capacity = cap;

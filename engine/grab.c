@@ -26,7 +26,8 @@ static float default_radius(const pbd_world *w, const pbd_body *c, int vertex)
 			continue;
 		for (int j = 1; j < 3; ++j) {
 			pbd_v3 other = w->particles.rest[c->first + (int)f[(k + j) % 3]];
-			sum += v3_len(v3_sub(other, w->particles.rest[c->first + vertex]));  // inner edges twice: a weighted mean
+			// inner edges twice: a weighted mean
+			sum += v3_len(v3_sub(other, w->particles.rest[c->first + vertex]));
 			edges++;
 		}
 	}

@@ -67,7 +67,8 @@ static void predict_range(int start, int end, int worker, void *context)
 	float gust = (1.0f + w->settings.wind_turbulence) * v3_len(wind);
 	for (int i = start; i < end; ++i) {
 		if (w->particles.pinned[i]) {
-			v4_set3(&w->particles.p[i], v3_lerp(w->particles.pin_from[i], w->particles.pin_to[i], job->t_end));
+			v4_set3(&w->particles.p[i],
+				v3_lerp(w->particles.pin_from[i], w->particles.pin_to[i], job->t_end));
 			continue;
 		}
 		pbd_v3 v = w->particles.v[i];
@@ -124,7 +125,8 @@ static void project(pbd_world *w, float inv_h2, int pass, int passes)
 		pbd_body *c = &w->bodies.slots[s];
 		if (!c->live)
 			continue;
-		pbd_constraint_job job = {w->particles.p + c->first, c, 0, inv_h2, w->settings.gravity, pass == 0, pass + 1 < passes};
+		pbd_constraint_job job = {w->particles.p + c->first, c, 0, inv_h2, w->settings.gravity, pass == 0,
+					  pass + 1 < passes};
 		for (int k = 0; k < pbd_constraint_kind_count; ++k) {
 			const pbd_constraint_kind *kind = pbd_constraint_kinds[k];
 			const int *color_start = NULL;
@@ -247,7 +249,8 @@ static void finalize(pbd_world *w, float dt)
 			w->particles.pin_from[i] = w->particles.pin_to[i];
 	pbd_attachments_end_step(w);
 	for (int i = 0; i < w->colliders.capacity; ++i)
-		w->colliders.slots[i].pose_start = w->colliders.slots[i].sub_start = w->colliders.slots[i].sub_end = w->colliders.slots[i].pose_end;
+		w->colliders.slots[i].pose_start = w->colliders.slots[i].sub_start = w->colliders.slots[i].sub_end =
+			w->colliders.slots[i].pose_end;
 }
 
 // Tethers follow whatever holds a cloth at the moment: a cloth whose pins or attachments

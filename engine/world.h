@@ -78,7 +78,8 @@ static inline int pbd_candidate_count(const pbd_world *w)
 
 // The particles of candidate pair n (vertex-triangle pairs first, then edge-edge) and its
 // thickness and clearance; returns the split (1: vertex | triangle, 2: edge | edge).
-static inline int pbd_pair_particles(const pbd_world *w, uint32_t n, uint32_t ids[4], float *thickness, float *clearance)
+static inline int pbd_pair_particles(const pbd_world *w, uint32_t n, uint32_t ids[4], float *thickness,
+				     float *clearance)
 {
 	if ((int64_t)n < w->pairs.vt_count) {
 		const pbd_vt_contact *c = &w->pairs.vt[n];
