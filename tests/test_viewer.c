@@ -422,6 +422,40 @@ static int frame_key_shows_cloth(void)
 	return 0;
 }
 
+// Light text pixels (the overlay's white and amber) in a region of a screenshot.
+static long text_pixels_in(const unsigned char *img, int x0, int y0, int x1, int y1)
+{
+	long n = 0;
+	for (int y = y0; y < y1; ++y)
+		for (int x = x0; x < x1; ++x) {
+			const unsigned char *px = img + 3 * (y * kWidth + x);
+			n += px[0] > 200 && px[1] > 180 && (px[2] > 200 || px[2] < 130);
+		}
+	return n;
+}
+
+// H shows the keys at the top right, inside the window (the panel once ran past its right
+// edge), and the list of scenes at the bottom left; without H neither is there.
+static int help_lists_scenes_and_fits(void)
+{
+	unsigned char *plain = screenshot("drape", "1:tab", "no_help.png");
+	unsigned char *help = screenshot("drape", "1:tab,2:H", "help.png");
+	CHECK(plain && help);
+	long list_without = text_pixels_in(plain, 0, kHeight / 2, kWidth / 3, kHeight - 50);
+	long list_with = text_pixels_in(help, 0, kHeight / 2, kWidth / 3, kHeight - 50);
+	long keys_with = text_pixels_in(help, kWidth / 2, 0, kWidth, kHeight / 2);
+	long at_edge = text_pixels_in(help, kWidth - 6, 0, kWidth, kHeight / 2);
+	fprintf(stderr, "text pixels: scene list %ld without H, %ld with; keys %ld; at the right edge %ld\n",
+		list_without, list_with, keys_with, at_edge);
+	stbi_image_free(plain);
+	stbi_image_free(help);
+	CHECK(list_without < 20);
+	CHECK(list_with > 1000);
+	CHECK(keys_with > 1000);
+	CHECK(at_edge == 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -438,7 +472,7 @@ int main(int argc, char **argv)
 		SLOW_TEST(screenshot_each_scene), TEST(keys_change_picture), TEST(missing_shader),
 		TEST(unknown_scene),         TEST(bad_keys),            TEST(escape_and_scene_keys),
 		SLOW_TEST(bracket_keys_reach_every_scene), TEST(tab_hides_panel), TEST(camera_frame_fits_box),
-		TEST(frame_key_shows_cloth),
+		TEST(frame_key_shows_cloth), TEST(help_lists_scenes_and_fits),
 	};
 	char *args[2] = {argv[0], argv[1]};
 	int r = test_main(2, args, cases, (int)(sizeof cases / sizeof cases[0]));

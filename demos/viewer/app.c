@@ -281,13 +281,64 @@ static void draw_panel(app *a, float scale, float line)
 	renderer_text(r, x + 4.0f, y + 3.0f, scale, text, kDim);
 }
 
+// With the help: every scene and its one-line description, the one shown lit, at the bottom
+// left above the status line (1-9, [ and ] choose them). Columns start at measured offsets: the
+// font's letters are not all one width.
+static void draw_scene_list(app *a, float scale, float line)
+{
+	renderer *r = a->render;
+	int n = demo_scene_count();
+	const char *title = "scenes (keys 1-9, [ and ])";
+	float name_x = renderer_text_width("9 ", scale), text_x = 0.0f, w = renderer_text_width(title, scale);
+	for (int i = 0; i < n; ++i)
+		text_x = fmaxf(text_x, name_x + renderer_text_width(demo_scene_at(i)->name, scale) + 10.0f * scale);
+	for (int i = 0; i < n; ++i)
+		w = fmaxf(w, text_x + renderer_text_width(demo_scene_at(i)->description, scale));
+	float x = 12.0f, h = line * (float)(n + 1), y = (float)a->height - 44.0f - h;
+	renderer_panel(r, x - 8.0f, y - 8.0f, w + 16.0f, h + 8.0f, kPanel);
+	renderer_text(r, x, y, scale, title, kAccent);
+	y += line;
+	for (int i = 0; i < n; ++i, y += line) {
+		const demo_scene *s = demo_scene_at(i);
+		const unsigned char *color = s == a->scene ? kAccent : kWhite;
+		char digit[2] = {(char)('1' + i), '\0'};
+		if (i < 9)
+			renderer_text(r, x, y, scale, digit, color);
+		renderer_text(r, x + name_x, y, scale, s->name, color);
+		renderer_text(r, x + text_x, y, scale, s->description, color);
+	}
+}
+
+// The keys, at the top right: the panel is as wide as its widest line, and the descriptions
+// start in one column.
+static void draw_help(app *a, float scale, float line)
+{
+	renderer *r = a->render;
+	const char *title = "keys (a letter raises, Shift+letter lowers; S, B stiffen)";
+	const char *mouse = "mouse: drag cloth / orbit, right pans, wheel zooms";
+	float what_x = 0.0f, w = fmaxf(renderer_text_width(title, scale), renderer_text_width(mouse, scale));
+	for (int i = 0; i < key_binding_count(); ++i)
+		what_x = fmaxf(what_x, renderer_text_width(key_binding_at(i)->key, scale) + 10.0f * scale);
+	for (int i = 0; i < key_binding_count(); ++i)
+		w = fmaxf(w, what_x + renderer_text_width(key_binding_at(i)->what, scale));
+	float hx = fmaxf(12.0f, (float)a->width - w - 20.0f), hy = 12.0f;
+	renderer_panel(r, hx - 8.0f, hy - 8.0f, w + 16.0f, line * (float)(key_binding_count() + 3), kPanel);
+	renderer_text(r, hx, hy, scale, title, kAccent);
+	hy += line * 1.3f;
+	for (int i = 0; i < key_binding_count(); ++i, hy += line) {
+		const key_binding *b = key_binding_at(i);
+		renderer_text(r, hx, hy, scale, b->key, kWhite);
+		renderer_text(r, hx + what_x, hy, scale, b->what, kWhite);
+	}
+	renderer_text(r, hx, hy, scale, mouse, kDim);
+}
+
 static void draw_overlay(app *a)
 {
 	renderer *r = a->render;
 	// Text grows with the window: 1.5x at 720 rows, never below 1x.
 	const float scale = fmaxf(1.0f, 1.5f * (float)a->height / 720.0f), line = 11.0f * scale;
 	renderer_begin_overlay(r, a->width, a->height);
-	char text[256];
 	if (a->show_panel)
 		draw_panel(a, scale, line);
 	if (a->status[0] && a->sim_time - a->status_time < 3.0) {
@@ -296,16 +347,8 @@ static void draw_overlay(app *a)
 		renderer_text(r, 12.0f, (float)a->height - 28.0f, scale, a->status, kAccent);
 	}
 	if (a->show_help) {
-		float hw = 310.0f * scale, hx = (float)a->width - hw, hy = 12.0f;
-		renderer_panel(r, hx - 8.0f, hy - 8.0f, hw - 4.0f, line * (float)(key_binding_count() + 3), kPanel);
-		renderer_text(r, hx, hy, scale, "keys (a letter raises, Shift+letter lowers; S, B stiffen)", kAccent);
-		hy += line * 1.3f;
-		for (int i = 0; i < key_binding_count(); ++i, hy += line) {
-			const key_binding *b = key_binding_at(i);
-			snprintf(text, sizeof text, "%-7s %s", b->key, b->what);
-			renderer_text(r, hx, hy, scale, text, kWhite);
-		}
-		renderer_text(r, hx, hy, scale, "mouse: drag cloth / orbit, right pans, wheel zooms", kDim);
+		draw_help(a, scale, line);
+		draw_scene_list(a, scale, line);
 	}
 	draw_grab_line(a);
 	renderer_end_overlay(r);
