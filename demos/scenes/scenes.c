@@ -753,7 +753,7 @@ static const demo_scene scenes[] = {
 	 30.0f, create_tablecloth, NULL},
 	{"skirt", "a flared skirt (mesh file) twirls up and settles", 0, {0.0f, 0.9f, 0.0f}, 2.6f, 20.0f, 15.0f,
 	 create_skirt, update_skirt},
-	{"flag", "a flag (mesh file) on a pole in an 8 m/s wind", 0, {0.8f, 1.8f, 0.0f}, 3.5f, 60.0f, 10.0f,
+	{"flag", "a flag (mesh file) on a pole in an 8 m/s wind", 0, {0.55f, 1.6f, 0.0f}, 3.2f, 15.0f, 8.0f,
 	 create_flag, NULL},
 };
 
