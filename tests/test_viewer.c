@@ -306,18 +306,20 @@ static int bracket_keys_reach_every_scene(void)
 	return 0;
 }
 
-// Pixels of the overlay's text colors (white 235,238,242 and the accent 255,206,110) in the
-// panel's corner of a screenshot.
-static long text_pixels(const unsigned char *img)
+// Pixels of the overlay's text colors (white 235,238,242 and the accent 255,206,110) in a
+// region of a screenshot, and in the panel's corner.
+static long text_pixels_in(const unsigned char *img, int x0, int y0, int x1, int y1)
 {
 	long n = 0;
-	for (int y = 0; y < 100; ++y)
-		for (int x = 0; x < 300; ++x) {
+	for (int y = y0; y < y1; ++y)
+		for (int x = x0; x < x1; ++x) {
 			const unsigned char *px = img + 3 * (y * kWidth + x);
 			n += px[0] > 200 && px[1] > 180 && (px[2] > 200 || px[2] < 130);
 		}
 	return n;
 }
+
+static long text_pixels(const unsigned char *img) { return text_pixels_in(img, 0, 0, 300, 100); }
 
 // Tab hides the panel of figures and parameters (its text is gone from the corner) and shows
 // it again.
@@ -422,17 +424,6 @@ static int frame_key_shows_cloth(void)
 	return 0;
 }
 
-// Light text pixels (the overlay's white and amber) in a region of a screenshot.
-static long text_pixels_in(const unsigned char *img, int x0, int y0, int x1, int y1)
-{
-	long n = 0;
-	for (int y = y0; y < y1; ++y)
-		for (int x = x0; x < x1; ++x) {
-			const unsigned char *px = img + 3 * (y * kWidth + x);
-			n += px[0] > 200 && px[1] > 180 && (px[2] > 200 || px[2] < 130);
-		}
-	return n;
-}
 
 // H shows the keys at the top right, inside the window (the panel once ran past its right
 // edge), and the list of scenes at the bottom left; without H neither is there.
