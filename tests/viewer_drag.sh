@@ -4,17 +4,13 @@
 # (the cursor's target passed below the sphere's centre) and no cloth vertex may be inside
 # the sphere in any frame. Run under xvfb-run. usage: viewer_drag.sh VIEWER_BINARY
 set -u
+. "$(dirname "$0")/viewer_window.sh"
 viewer="$1"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "$viewer" --scene drape --size 640x360 --dump "$dir" >/dev/null &
 pid=$!
-wid=$(timeout 30 xdotool search --sync --onlyvisible --name "^pbd - drape$" 2>/dev/null | head -n 1)
-if [ -z "$wid" ]; then
-  echo "the viewer window did not appear"
-  kill "$pid" 2>/dev/null
-  exit 1
-fi
+wid=$(viewer_window "pbd - drape" "$pid") || exit 1
 sleep 2  # the cloth settles over the sphere
 xdotool windowfocus --sync "$wid" 2>/dev/null || true
 # Press on the cloth where it lies over the top of the sphere, then pull straight down past
@@ -28,17 +24,7 @@ done
 sleep 1.5
 xdotool mouseup 1
 sleep 0.5
-xdotool key Escape
-for _ in $(seq 1 100); do
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.1
-done
-if kill -0 "$pid" 2>/dev/null; then
-  echo "the viewer still runs 10 s after Escape"
-  kill "$pid"
-  exit 1
-fi
-wait "$pid" || { echo "the viewer failed"; exit 1; }
+quit_with_escape "$pid" || { echo "the viewer did not end well after Escape"; exit 1; }
 ls "$dir"/frame_*.obj >/dev/null 2>&1 || { echo "no --dump files"; exit 1; }
 awk '
   FNR == 1 { files++ }

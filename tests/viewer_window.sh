@@ -1,0 +1,32 @@
+# Shared by the tests that drive a live viewer window through the X server with xdotool
+# (source it from bash).
+
+# Prints the id of the visible window titled exactly TITLE, waiting up to 30 s; on failure
+# says so, stops the viewer PID and returns 1.
+viewer_window() {
+  local title="$1" pid="$2" wid
+  wid=$(timeout 30 xdotool search --sync --onlyvisible --name "^$title\$" 2>/dev/null | head -n 1)
+  if [ -z "$wid" ]; then
+    echo "the viewer window did not appear" >&2
+    kill "$pid" 2>/dev/null
+    return 1
+  fi
+  echo "$wid"
+}
+
+# Sends a real Escape key press and waits up to 10 s for the viewer PID to end; returns its
+# exit status, or 1 (after stopping it) when it is still running.
+quit_with_escape() {
+  local pid="$1"
+  xdotool key Escape
+  for _ in $(seq 1 100); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "the viewer still runs 10 s after Escape"
+    kill "$pid"
+    return 1
+  fi
+  wait "$pid"
+}
