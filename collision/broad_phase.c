@@ -109,13 +109,34 @@ static bool resize_buckets(pbd_world *w, pbd_grid *g, int buckets)
 				}                                                         \
 	}
 
-bool pbd_grid_build(pbd_world *w, pbd_grid *g, const pbd_aabb *boxes, int count, float cell)
+// Room for per-bucket heads of added entries, all empty.
+static bool reset_extra(pbd_world *w, pbd_grid *g)
+{
+	g->extra_count = 0;
+	g->extra_oversized = -1;
+	if (!g->versions)
+		return true;
+	if (g->bucket_count > g->extra_head_capacity) {
+		pbd_free_array(w, g->extra_head, (size_t)g->extra_head_capacity, sizeof *g->extra_head);
+		g->extra_head = pbd_alloc_array(w, (size_t)g->bucket_capacity, sizeof *g->extra_head);
+		g->extra_head_capacity = g->extra_head ? g->bucket_capacity : 0;
+		if (!g->extra_head)
+			return false;
+	}
+	memset(g->extra_head, 0xff, (size_t)g->bucket_count * sizeof *g->extra_head);  // -1
+	return true;
+}
+
+bool pbd_grid_build(pbd_world *w, pbd_grid *g, const pbd_aabb *boxes, const uint32_t *versions, int count, float cell)
 {
 	g->cell = cell;
 	g->boxes = boxes;
+	g->versions = versions;
 	g->primitive_count = count;
 	g->item_count = 0;
 	g->oversized_count = 0;
+	g->extra_count = 0;
+	g->extra_oversized = -1;
 	float inv = 1.0f / cell;
 	// Pass 1: how many entries, and which boxes are too large for cells.
 	int64_t n = 0;
@@ -165,6 +186,43 @@ bool pbd_grid_build(pbd_world *w, pbd_grid *g, const pbd_aabb *boxes, int count,
 	g->item_count = (int)n;
 	g->item_peak = maxi(g->item_peak, (int)n);
 	g->bucket_peak = maxi(g->bucket_peak, buckets);
+	return reset_extra(w, g);
+}
+
+static bool push_extra(pbd_world *w, pbd_grid *g, const int cell[3], uint32_t id, int *head)
+{
+	if (g->extra_count == g->extra_capacity) {
+		int cap = maxi(256, 2 * g->extra_capacity);
+		if (!pbd_grow_array(w, (void **)&g->extra, (size_t)g->extra_capacity, (size_t)cap, sizeof *g->extra))
+			return false;
+		g->extra_capacity = cap;
+	}
+	pbd_grid_extra *e = &g->extra[g->extra_count];
+	e->cell[0] = cell[0], e->cell[1] = cell[1], e->cell[2] = cell[2];
+	e->id = id;
+	e->version = g->versions[id];
+	e->next = *head;
+	*head = g->extra_count++;
+	g->extra_peak = maxi(g->extra_peak, g->extra_count);
+	return true;
+}
+
+bool pbd_grid_insert(pbd_world *w, pbd_grid *g, uint32_t id)
+{
+	PBD_ASSERT(g->versions && (int)id < g->primitive_count);
+	cell_range r = range_of(g->boxes[id], 1.0f / g->cell);
+	if (r.cells > PBD_MAX_CELLS_PER_BOX || r.cells <= 0) {
+		const int none[3] = {0, 0, 0};
+		return push_extra(w, g, none, id, &g->extra_oversized);
+	}
+	uint32_t mask = (uint32_t)g->bucket_count - 1;
+	for (int z = r.lo[2]; z <= r.hi[2]; ++z)
+		for (int y = r.lo[1]; y <= r.hi[1]; ++y)
+			for (int x = r.lo[0]; x <= r.hi[0]; ++x) {
+				const int here[3] = {x, y, z};
+				if (!push_extra(w, g, here, id, &g->extra_head[cell_hash(x, y, z) & mask]))
+					return false;
+			}
 	return true;
 }
 
@@ -172,6 +230,8 @@ void pbd_grid_trim(pbd_world *w, pbd_grid *g)
 {
 	// Entries: sized by the most entries of a build since the last trim.
 	pbd_trim_array(w, (void **)&g->items, &g->item_capacity, g->item_peak, g->item_count, sizeof *g->items);
+	pbd_trim_array(w, (void **)&g->extra, &g->extra_capacity, g->extra_peak, g->extra_count, sizeof *g->extra);
+	g->extra_peak = g->extra_count;
 	// Buckets: a power of two; cut to twice the most used when four times that was allocated.
 	int buckets = 2 * maxi(g->bucket_peak, 64);
 	if (g->bucket_capacity >= 2 * buckets &&
@@ -203,28 +263,37 @@ static inline bool is_reporting_cell(pbd_aabb a, pbd_aabb b, const int cell[3], 
 	       cell_of(maxf(a.lo.z, b.lo.z), inv) == cell[2];
 }
 
+// Whether an entry of primitive id of the given version is current (entries of a primitive
+// that was added again since are passed over).
+static inline bool current(const pbd_grid *g, uint32_t id, uint32_t version)
+{
+	return !g->versions || g->versions[id] == version;
+}
+
 void pbd_grid_query(const pbd_grid *g, pbd_aabb box, int64_t skip_through, void (*visit)(uint32_t id, void *user),
 		    void *user)
 {
 	if (g->primitive_count == 0)
 		return;
-	// Oversized boxes are in no cell: each is tested once, directly.
-	for (int k = 0; k < g->oversized_count; ++k) {
-		uint32_t id = g->oversized[k];
-		if ((int64_t)id > skip_through && overlap(g->boxes[id], box))
-			visit(id, user);
-	}
 	float inv = 1.0f / g->cell;
 	cell_range r = range_of(box, inv);
 	if (r.cells > PBD_MAX_CELLS_PER_BOX || r.cells <= 0) {
-		// A huge query box: test every celled primitive directly, once.
-		for (int id = (int)maxi(0, (int)(skip_through + 1)); id < g->primitive_count; ++id) {
-			cell_range own = range_of(g->boxes[id], inv);
-			bool celled = own.cells <= PBD_MAX_CELLS_PER_BOX && own.cells > 0;
-			if (celled && overlap(g->boxes[id], box))
+		// A huge query box: test every primitive's box directly, once.
+		for (int id = (int)maxi(0, (int)(skip_through + 1)); id < g->primitive_count; ++id)
+			if (overlap(g->boxes[id], box))
 				visit((uint32_t)id, user);
-		}
 		return;
+	}
+	// Oversized boxes are in no cell: each is tested once, directly.
+	for (int k = 0; k < g->oversized_count; ++k) {
+		uint32_t id = g->oversized[k];
+		if ((int64_t)id > skip_through && current(g, id, 0) && overlap(g->boxes[id], box))
+			visit(id, user);
+	}
+	for (int e = g->extra_oversized; e >= 0; e = g->extra[e].next) {
+		uint32_t id = g->extra[e].id;
+		if ((int64_t)id > skip_through && current(g, id, g->extra[e].version) && overlap(g->boxes[id], box))
+			visit(id, user);
 	}
 	uint32_t mask = (uint32_t)g->bucket_count - 1;
 	for (int z = r.lo[2]; z <= r.hi[2]; ++z)
@@ -235,11 +304,22 @@ void pbd_grid_query(const pbd_grid *g, pbd_aabb box, int64_t skip_through, void 
 				// A bucket's entries are in id order (the build places them so): from its end
 				// down, the ids at or below skip_through end the scan.
 				const pbd_grid_item *first = g->items + g->bucket_start[b];
-				for (const pbd_grid_item *it = g->items + g->bucket_start[b + 1]; it-- > first;) {
+				for (const pbd_grid_item *it = g->items + g->bucket_start[b + 1]; g->items && it-- > first;) {
 					if ((int64_t)it->id <= skip_through)
 						break;
 					// Entries of other cells share the bucket when their hashes collide.
-					if (it->cell[0] != x || it->cell[1] != y || it->cell[2] != z)
+					if (it->cell[0] != x || it->cell[1] != y || it->cell[2] != z || !current(g, it->id, 0))
+						continue;
+					pbd_aabb other = g->boxes[it->id];
+					if (overlap(other, box) && is_reporting_cell(other, box, here, inv))
+						visit(it->id, user);
+				}
+				if (!g->versions)
+					continue;
+				for (int e = g->extra_head[b]; e >= 0; e = g->extra[e].next) {
+					const pbd_grid_extra *it = &g->extra[e];
+					if ((int64_t)it->id <= skip_through || it->cell[0] != x || it->cell[1] != y ||
+					    it->cell[2] != z || !current(g, it->id, it->version))
 						continue;
 					pbd_aabb other = g->boxes[it->id];
 					if (overlap(other, box) && is_reporting_cell(other, box, here, inv))
@@ -254,5 +334,7 @@ void pbd_grid_free(pbd_world *w, pbd_grid *g)
 		       sizeof *g->bucket_start);
 	pbd_free_array(w, g->items, (size_t)g->item_capacity, sizeof *g->items);
 	pbd_free_array(w, g->oversized, (size_t)g->oversized_capacity, sizeof *g->oversized);
+	pbd_free_array(w, g->extra, (size_t)g->extra_capacity, sizeof *g->extra);
+	pbd_free_array(w, g->extra_head, (size_t)g->extra_head_capacity, sizeof *g->extra_head);
 	*g = (pbd_grid){0};
 }

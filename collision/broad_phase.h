@@ -15,8 +15,19 @@ typedef struct pbd_grid_item {
 	uint32_t id;
 } pbd_grid_item;
 
-// A uniform grid hashed into buckets (Teschner et al. 2003), rebuilt from boxes. Queries do not
-// write to it, so several threads may query one grid at once.
+// An entry added after the build (pbd_grid_insert), chained to its bucket.
+typedef struct pbd_grid_extra {
+	int cell[3];
+	uint32_t id;
+	uint32_t version;          // the primitive's version when it was added
+	int next;                  // the bucket's next added entry, -1 at the end
+} pbd_grid_extra;
+
+// A uniform grid hashed into buckets (Teschner et al. 2003), built from boxes. Queries do not
+// write to it, so several threads may query one grid at once. Between builds a primitive whose
+// box changed is added again (pbd_grid_insert) after its owner raised its version: entries of
+// older versions are then passed over, so the grid follows a few moving primitives without
+// being built anew.
 typedef struct pbd_grid {
 	float cell;
 	int bucket_count;          // power of two
@@ -29,11 +40,24 @@ typedef struct pbd_grid {
 	uint32_t *oversized;       // primitives whose box covers too many cells: tested with all
 	int oversized_count;
 	int oversized_capacity;
-	const pbd_aabb *boxes;     // the boxes of the last build (oversized and huge queries)
+	const pbd_aabb *boxes;     // every primitive's box now (the owner updates it in place)
 	int primitive_count;
+	// Per primitive, owned by the caller: 0 as built; raised each time the box changes and
+	// the primitive is added again. NULL: the grid is never added to.
+	const uint32_t *versions;
+	pbd_grid_extra *extra;     // added entries (oversized ones chained from extra_oversized)
+	int extra_count, extra_capacity, extra_peak;
+	int *extra_head;           // per bucket: its first added entry, -1 for none
+	int extra_head_capacity;
+	int extra_oversized;       // first added entry too large for cells, -1 for none
 } pbd_grid;
 
-bool pbd_grid_build(pbd_world *world, pbd_grid *grid, const pbd_aabb *boxes, int count, float cell);
+// Builds the grid over count boxes (ids 0..count-1); `versions` as above (may be NULL).
+bool pbd_grid_build(pbd_world *world, pbd_grid *grid, const pbd_aabb *boxes, const uint32_t *versions, int count,
+		    float cell);
+// Adds primitive id again with its box now and its version now (raised by the caller, who
+// changed the box in place): its earlier entries no longer count. False when out of memory.
+bool pbd_grid_insert(pbd_world *world, pbd_grid *grid, uint32_t id);
 void pbd_grid_free(pbd_world *world, pbd_grid *grid);
 void pbd_grid_trim(pbd_world *world, pbd_grid *grid);
 // Calls visit(id, user) exactly once for every primitive with id > skip_through whose box

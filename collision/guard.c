@@ -86,7 +86,7 @@ typedef struct guard_pass {
 // reading their positions; the drifts too only shrink as the guard shortens motions.
 static bool can_meet(const pbd_world *w, const uint32_t ids[4], int split, float thickness, float clearance)
 {
-	const float *d = w->pairs.drift;
+	const float *d = w->pairs.tracks.drift;
 	float gap = pbd_guard_gap(thickness);
 	float used = split == 1 ? d[ids[0]] + 1.2f * maxf(d[ids[1]], maxf(d[ids[2]], d[ids[3]]))
 			       : maxf(d[ids[0]], d[ids[1]]) + maxf(d[ids[2]], d[ids[3]]);

@@ -1,25 +1,36 @@
 // SPDX-License-Identifier: MIT
 // Contact candidates (collision/pairs.c): the vertex-triangle, edge-edge and particle pairs
-// that may come within their thickness, found by the broad phase and valid while every
-// particle stays in its region. The contact solvers (constraints/), the carry and the guard
-// (collision/collider_carry.c, collision/guard.c) read them.
+// that may come within their thickness while every particle keeps to its track. The contact
+// solvers (constraints/), the carry and the guard (collision/collider_carry.c,
+// collision/guard.c) read them.
+//
+// Tracks (collision/tracks.c). Every particle has a track: a point moving at a constant
+// velocity in a frame that moves with the free particles' mean motion, and a slack, how far
+// the particle may stray from it. A pair is kept when its two sides' tracks, widened by their
+// slacks, can come within the pair's thickness before one of the tracks runs out; a pair that
+// is not kept cannot touch while its particles keep to their tracks. Each substep the step
+// asks for an update (pbd_pairs_update): particles that strayed from their tracks or whose
+// tracks ran out get new ones, and only their pairs are found again (collision/pair_search.c);
+// when many did, everything is searched anew. A cloth falling, flying or resting as one keeps
+// its pairs however fast it goes, and a vertex that a hit sends off costs one small search.
 #pragma once
 
 #include "broad_phase.h"
 #include "core.h"
 
-// Contact candidates of one substep (collision/pairs.c), solved by constraints/.
+// Contact candidates of one substep, solved by constraints/.
 typedef struct pbd_vt_contact {
 	uint32_t q;                // the vertex (or free particle)
 	uint32_t tri;              // index into the topology's triangles (topology.h)
 	float thickness;           // distance kept between the vertex and the triangle
-	// A lower bound of how far apart the pair is at the search (see pbd_vt_apart, pbd_ee_apart).
+	// A lower bound of how far apart the pair's tracks stay while they hold, less the
+	// solver's reach past the triangle's edges (see pbd_vt_apart, pbd_ee_apart).
 	float clearance;
 	bool ball;                 // q is a free particle: kept off the whole closed triangle
 } pbd_vt_contact;
 
 typedef struct pbd_ee_contact {
-	uint32_t a, b;             // indices into the topology's edges
+	uint32_t a, b;             // indices into the topology's edges, a < b
 	float thickness;
 	float clearance;           // as for pbd_vt_contact
 } pbd_ee_contact;
@@ -30,8 +41,8 @@ typedef struct pbd_pp_contact {
 	uint8_t cloth_side;        // a free particle against a cloth vertex: 1 when i is the cloth's, 2 when j is
 } pbd_pp_contact;
 
-// The pair search runs in chunks (threads take chunks); each chunk fills its own lists, which
-// are joined in chunk order, so the pairs come out in the same order for any thread count.
+// The search runs in chunks (threads take chunks); each chunk fills its own lists, which are
+// joined in chunk order, so the pairs come out in the same order for any thread count.
 // Chunks do not allocate (the world's allocator is not assumed thread-safe): a chunk that
 // runs out of room counts what it needed and is searched again after growing.
 #define PBD_PAIR_CHUNKS 16
@@ -44,6 +55,41 @@ typedef struct pbd_pair_chunk {
 	int vt_peak, ee_peak, pp_peak;           // most found since the last trim (pbd_trim_array)
 } pbd_pair_chunk;
 
+// Per particle: its track. The track's frame position at time t is at + vel (t - anchor);
+// its world position adds the frame's offset (pbd_tracks.frame_*).
+typedef struct pbd_tracks {
+	pbd_v3 *at;                // frame position at the anchor time
+	pbd_v3 *vel;               // velocity in the frame (0: at rest)
+	double *anchor;            // when the track was set
+	double *expiry;            // when it runs out (INFINITY: never)
+	float *slack;              // how far the particle may stray from it
+	pbd_v3 *from, *to;         // the track's world positions at this substep's start and end
+	float *drift;              // how far the particle is from its track now (pbd_pairs_drift)
+	uint32_t *stamp;           // the update that last gave the particle a new track
+	uint8_t *straying;         // scratch: 1 when the particle left its track (pbd_tracks_find_strays)
+	pbd_v3 *v_last;            // velocity at the last substep's start
+	pbd_v3 *accel;             // acceleration over the last substep (slack of new tracks)
+	int capacity;
+	double v_last_time;        // when v_last was taken (NAN: never)
+	// The frame: at time t its offset is vel (t - time) + acc (t - time)^2 / 2.
+	double frame_time;
+	pbd_v3 frame_vel, frame_acc;
+	double points_time;        // the substep start `from` and `to` were computed for (NAN: none)
+	float points_h;
+} pbd_tracks;
+
+// A patch's rigid fit (collision/patches.c): at `time` its particles' tracks were within
+// `residual` (slacks included) of rot r + shift (r their rest positions, rot a rotation), and
+// their velocities within `spread` of the rigid field vel + omega x (x - centre), until the
+// first of them runs out (expiry).
+typedef struct pbd_patch_fit {
+	float rot[9];
+	pbd_v3 shift, centre, vel, omega;
+	float residual, spread, radius;  // radius: the farthest particle from the centre
+	double time;
+	double expiry;
+} pbd_patch_fit;
+
 typedef struct pbd_pairs {
 	pbd_vt_contact *vt;
 	int vt_count, vt_capacity, vt_peak;  // peaks: most since the last trim
@@ -52,53 +98,95 @@ typedef struct pbd_pairs {
 	pbd_pp_contact *pp;
 	int pp_count, pp_capacity, pp_peak;
 	// Whether the last search stopped at settings.max_candidate_pairs (it then kept no
-	// pairs, and the regions are void).
+	// pairs, and the tracks are void).
 	bool over_limit;
+	// Whether the pairs hold for the tracks (false: search everything anew), and whether no
+	// two particles of the world can pair at all (one body without self-collision).
+	bool valid;
+	bool nothing_to_pair;
 
-	// The search's grids and scratch.
-	pbd_grid vertex_grid;
-	pbd_grid edge_grid;
-	pbd_aabb *boxes;
+	// Scratch of the canonical order (pairs.c): keys and places of the pairs being sorted.
+	uint64_t *sort_keys;
+	uint32_t *sort_index;
+	void *sort_items;
+	int sort_capacity;
+	size_t sort_items_bytes;
+
+	pbd_tracks tracks;
+	uint32_t update_serial;    // counts updates; a particle's stamp names the one that set its track
+	uint32_t *strays;          // the particles that need new tracks in this update
+	int stray_count, strays_capacity;
+	int moved_count;           // particles given new tracks since the last full search
+
+	// The search's boxes (frame coordinates), grids and scratch.
+	pbd_aabb *boxes;           // particles, then triangles, then edges
 	int box_capacity;
+	// Patches (collision/patches.c): pieces of a few triangles of a cloth, or one free particle.
+	int patch_count, patch_capacity;
+	int *patch_tri_start;      // triangles of patch p: patch_tris[patch_tri_start[p] ..]
+	uint32_t *patch_tris;
+	int *patch_own_start;      // the particles it owns (each particle is owned by one patch)
+	uint32_t *patch_own;
+	int *patch_edge_start;     // the edges it owns
+	uint32_t *patch_edges;
+	int *patch_corner_start;   // every particle of its triangles (and its own)
+	uint32_t *patch_corners;
+	int patch_tris_capacity, patch_own_capacity, patch_edges_capacity, patch_corners_capacity;
+	uint32_t *tri_patch, *edge_patch, *vertex_patch;  // the patch of each triangle, edge, particle (owner)
+	int tri_patch_capacity, edge_patch_capacity, vertex_patch_capacity;
+	int *particle_patch_start; // the patches each particle is a corner of
+	uint32_t *particle_patches;
+	int particle_patches_capacity;
+	uint32_t *patch_body;
+	pbd_v3 *patch_rest_centre;
+	float *patch_rest_radius;
+	uint32_t patches_version;  // the topology version they were cut for
+	int patches_particles;
+	// Per body slot: how far a cloth's patches may stray from one shared rigid motion and
+	// still have no contact between them (0: never passed over).
+	float *body_tolerance;
+	int body_tolerance_capacity;
+	uint32_t tolerance_version;
+	pbd_patch_fit *fits;       // per patch, when last searched
+	pbd_aabb *patch_boxes;     // per patch: the box of its primitives (frame coordinates)
+	uint32_t *patch_version;   // per patch: how often its box changed since the full search
+	uint32_t *patch_stamp;     // per patch: the update it was last searched in
+	pbd_grid patch_grid;
+	uint32_t *affected;        // the patches of this update's strays, in order
+	int affected_capacity, affected_count;
+	// The triangles and edges (primitive numbers as above) of each particle, in order.
+	int *adjacent_start;
+	uint32_t *adjacent;
+	int adjacent_start_capacity, adjacent_capacity;
+	uint32_t adjacency_version;  // the topology version it was built for
+	int adjacency_particles;
 	pbd_pair_chunk chunks[PBD_PAIR_CHUNKS];  // the search's per-chunk output
 
-	// Where the pairs hold.
-	pbd_aabb *regions;         // per particle: where its motion must stay for the pairs to hold
-	pbd_v3 *search_at;         // per particle: x at the search
-	float *drift;              // per particle: how far it may be from search_at (pbd_pairs_drift)
-	pbd_v3 drift_shift;        // the frame's motion the contacts' drifts were measured with
-	int region_capacity;       // of regions, search_at and drift
-	int region_count;          // particles the current pairs cover (0: find them again)
-	// The regions are boxes in a frame that moves with the free particles' mean motion (so a
-	// cloth flying or falling as one keeps its pairs): at tau seconds after region_time the
-	// frame has moved frame_vel tau + frame_acc tau^2 / 2.
-	double region_time;
-	pbd_v3 frame_vel, frame_acc;
-	double step_mean_v[3];     // the free particles' mean velocity when the step began
-	pbd_v3 mean_accel;         // their mean acceleration over the last step
+	// The free particles' mean velocity when the step began, and their mean acceleration
+	// over the last step: the frame of the next full search.
+	double step_mean_v[3];
+	pbd_v3 mean_accel;
 } pbd_pairs;
 
-// Finds the pairs for the substep of length h (x -> p, or from the carried starts). False
-// when memory ran out or the pairs would exceed settings.max_candidate_pairs (over_limit):
-// then no pairs are kept. The side each pair keeps is worked out by the solvers from x, only
-// for pairs that come close.
-bool pbd_pairs_find(pbd_world *world, int substeps_left, float h);
-// Whether the pairs still hold for the substep of length h that starts now (x -> p).
-bool pbd_pairs_covered(const pbd_world *world, float h);
-// Whether the pairs also hold for the carried starts (the carry's particles move x -> carried
-// start -> p).
-bool pbd_pairs_cover_carried(const pbd_world *world, float h);
-// Each pair stores its clearance: its distance at the search, less a slack (vertex-triangle:
-// the solver's tolerance past the triangle's edges). Each particle's drift bounds how far it
-// has got from where it was at the search, in the frame of the search (a shift shared by
-// all particles changes no distance). Distances change no faster than the particles move,
-// so while clearance - drift (of the vertex, and of the triangle's corners counted 1.2
-// times for the triangle's growth) stays above a distance, the pair is farther apart than
-// that: the solvers and the guard skip it without looking at it. A resting or slowly moving
+// Brings the pairs up to date for the substep of length h that starts now: every particle
+// must keep to its track over its motion (x -> p, and through the carried start while the
+// carry holds one); those that do not get new tracks and their pairs are found again, or
+// everything is searched anew (also when `force`, or when bodies changed). Returns false when
+// memory ran out or the pairs would exceed settings.max_candidate_pairs (over_limit): then no
+// pairs are kept. The side each pair keeps is worked out by the solvers from x.
+bool pbd_pairs_update(pbd_world *world, float h, bool force);
+// Whether every particle keeps to its track over the substep that starts now (nothing to update).
+bool pbd_pairs_hold(pbd_world *world, float h);
+// Each pair stores its clearance: a lower bound of the distance between its tracks while they
+// hold, less a slack (vertex-triangle: the solver's reach past the triangle's edges). Each
+// particle's drift bounds how far it is from its track. Distances change no faster than the
+// points move, so while clearance - drift (of the vertex, and of the triangle's corners counted
+// 1.2 times for the triangle's growth) stays above a distance, the pair is farther apart than
+// that: the solvers and the guard skip it without looking at it. A resting, falling or flying
 // cloth's pairs are almost all decided so.
 // For the contacts: drifts of p, at the substep's end (each pass, before its contacts).
 void pbd_pairs_drift(pbd_world *world, float h);
-// For the guard: drifts of the whole motion x -> p, however the guard shortens it.
+// For the guard: drifts of the whole motion from its start to p, however the guard shortens it.
 void pbd_pairs_sweep_drift(pbd_world *world);
 // |a - b|, rounded up: a drift never comes out short.
 static inline float pbd_distance_up(pbd_v3 a, pbd_v3 b)
@@ -110,26 +198,26 @@ static inline float pbd_distance_up(pbd_v3 a, pbd_v3 b)
 // theirs): the contact solvers keep the drifts true as they go.
 static inline void pbd_pairs_redrift(pbd_pairs *pairs, uint32_t i, pbd_v3 p)
 {
-	float d = pbd_distance_up(v3_sub(p, pairs->drift_shift), pairs->search_at[i]);
-	pairs->drift[i] = isfinite(d) ? d : INFINITY;
+	float d = pbd_distance_up(p, pairs->tracks.to[i]);
+	pairs->tracks.drift[i] = isfinite(d) ? d : INFINITY;
 }
 static inline bool pbd_vt_apart(const pbd_pairs *pairs, const pbd_vt_contact *c, const uint32_t *t, float keep)
 {
-	const float *d = pairs->drift;
+	const float *d = pairs->tracks.drift;
 	float corner = maxf(d[t[0]], maxf(d[t[1]], d[t[2]]));
 	return c->clearance - keep > d[c->q] + 1.2f * corner;
 }
 static inline bool pbd_ee_apart(const pbd_pairs *pairs, const pbd_ee_contact *c, const uint32_t *ea,
 				const uint32_t *eb, float keep)
 {
-	const float *d = pairs->drift;
+	const float *d = pairs->tracks.drift;
 	return c->clearance - keep > maxf(d[ea[0]], d[ea[1]]) + maxf(d[eb[0]], d[eb[1]]);
 }
-// The free particles' mean velocity at the step's start and end: its change moves the frame
-// of the next searches.
+// The free particles' mean velocity at the step's start and end: its change sets the frame
+// of the next full search.
 void pbd_pairs_step_begin(pbd_world *world);
 void pbd_pairs_step_end(pbd_world *world, float dt);
-// Forgets the pairs (bodies changed: their indices are void).
+// Forgets the pairs and the tracks (bodies or settings changed): the next update searches anew.
 void pbd_pairs_clear(pbd_world *world);
 // Contact memory comes back after a transient (a hit, a drag): every PBD_TRIM_STEPS steps the
 // step asks each contact module to shrink the lists and scratch that were far larger than the

@@ -6,11 +6,12 @@
 //              for each of `substeps` substeps of h = dt / substeps:
 //                move colliders   poses at the substep's start and end
 //                predict          v += h (g + f/m); p = x + h v   (kinematic: along their path)
-//                find pairs       candidate pairs, when the motion left the last search's regions
+//                find pairs       new tracks and pairs for particles that left their tracks
 //                find collider contacts
 //                passes           `iterations` x (constraints; self contacts; collider contacts)
 //                push off colliders, limit motion
-//                carry, find pairs again, guard   no crossing of the motion x -> p lands
+//                carry, find pairs again, guard   no crossing of the motion x -> p lands (the
+//                                 guard asks for pairs again while it leaves particles off their tracks)
 //                update           v from the motion; x = p
 //              finish           damping, normals, readback buffers, statistics
 //
@@ -277,9 +278,9 @@ static void refresh_tethers(pbd_world *w)
 // particles then keep x, where the last substep left them free of crossings; the step goes on
 // and says so (in its result for memory, in the stats for the limit). Kinematic particles
 // follow their path as always. Returns whether it held them.
-static bool hold_if_unchecked(pbd_world *w, int64_t failures_before)
+static bool hold_if_unchecked(pbd_world *w, int64_t failures_before, bool unchecked)
 {
-	if (w->allocation_failures == failures_before && !w->pairs.over_limit)
+	if (w->allocation_failures == failures_before && !w->pairs.over_limit && !unchecked)
 		return false;
 	for (int i = 0; i < w->particles.count; ++i)
 		if (!w->particles.pinned[i])
@@ -323,6 +324,8 @@ static void begin_step(pbd_world *w, pbd_step_context *ctx)
 {
 	PBD_ASSERT(!w->carry.active);
 	w->stats.broad_phase_builds = 0;
+	w->stats.broad_phase_updates = 0;
+	w->stats.broad_phase_strays = 0;
 	w->stats.searches_over_limit = 0;
 	w->stats.candidate_pairs_peak = 0;  // raised by each pair search
 	refresh_tethers(w);
@@ -360,8 +363,7 @@ static void find_pairs(pbd_world *w, pbd_step_context *ctx)
 	// search finds nothing and the substep is held.
 	bool changed = w->topology.dirty;
 	pbd_topology_update(w);
-	if (changed || !pbd_pairs_covered(w, ctx->h))
-		pbd_pairs_find(w, ctx->substeps - ctx->substep, ctx->h);
+	pbd_pairs_update(w, ctx->h, changed);
 }
 
 static void find_collider_contacts(pbd_world *w, pbd_step_context *ctx)
@@ -444,7 +446,7 @@ static void limit_particle_motion(pbd_world *w, pbd_step_context *ctx)
 
 // Starts a moving collider has swept over are carried with it for the guard. The carried set
 // grows until no pair of carried and still particles meets on the way, and the pairs must
-// cover the motion x -> carried start as well as the motion to p (the regions take the
+// cover the motion x -> carried start as well as the motion to p (the tracks take the
 // carried starts in while the carry holds some): when they do not, they are found again.
 static void carry_swept_starts(pbd_world *w, pbd_step_context *ctx)
 {
@@ -453,25 +455,41 @@ static void carry_swept_starts(pbd_world *w, pbd_step_context *ctx)
 		return;
 	bool closed = false;
 	for (int search = 0; search <= CARRY_MAX_SEARCHES && !closed; ++search) {
-		if (!pbd_pairs_cover_carried(w, ctx->h)) {
-			if (search == CARRY_MAX_SEARCHES || !pbd_pairs_find(w, ctx->substeps - ctx->substep, ctx->h))
+		if (!pbd_pairs_hold(w, ctx->h)) {
+			if (search == CARRY_MAX_SEARCHES || !pbd_pairs_update(w, ctx->h, false))
 				break;
 		}
 		if (!pbd_collider_carry_close(w, &ctx->ccd_tested))
 			break;
-		closed = pbd_pairs_cover_carried(w, ctx->h);
+		closed = pbd_pairs_hold(w, ctx->h);
 	}
 	ctx->carried = pbd_collider_carry_finish(w, closed);
 }
 
+// Pair searches the guard may ask for in one substep.
+#define GUARD_MAX_SEARCHES 4
+
+// The guard stops a particle somewhere on its motion, which can leave it behind its track: the
+// pairs were found for particles that keep to their tracks, so those that no longer do get new
+// tracks and pairs, and the guard goes over everything again, until every motion keeps to its
+// track. When the searches run out, the substep is held.
 static void guard_motion(pbd_world *w, pbd_step_context *ctx)
 {
-	pbd_pairs_sweep_drift(w);  // the guard skips the pairs whose sweeps stay apart
-	ctx->ccd_hits += pbd_guard_run(w, &ctx->ccd_tested);
+	bool checked = false;
+	for (int search = 0; search <= GUARD_MAX_SEARCHES; ++search) {
+		pbd_pairs_sweep_drift(w);  // the guard skips the pairs whose sweeps stay apart
+		ctx->ccd_hits += pbd_guard_run(w, &ctx->ccd_tested);
+		if (pbd_pairs_hold(w, ctx->h)) {
+			checked = true;
+			break;
+		}
+		if (search == GUARD_MAX_SEARCHES || !pbd_pairs_update(w, ctx->h, false))
+			break;
+	}
 	if (ctx->carried)
 		pbd_collider_carry_end(w);
 	bool out_of_memory = w->allocation_failures != ctx->failures_before;
-	if (hold_if_unchecked(w, ctx->failures_before)) {
+	if (hold_if_unchecked(w, ctx->failures_before, !checked)) {
 		ctx->substeps_held++;
 		ctx->substeps_held_for_memory += out_of_memory;
 	}
@@ -496,7 +514,7 @@ static const step_stage step_begin_stages[] = {
 
 // Once per substep of h = dt / substeps. The order is the design:
 //  - colliders and kinematic particles move first, so that contacts see where they will be;
-//  - pairs are searched only when the motion left the regions of the last search, and
+//  - pairs are found again only for particles that left their tracks (collision/pairs.h), and
 //    collider contacts are found before the passes that solve them;
 //  - the passes project constraints, then self contacts, then collider contacts;
 //  - after the passes, particles the projection dragged into colliders are pushed off, every
@@ -513,7 +531,7 @@ static const step_stage substep_stages[] = {
 	{PBD_STAGE_CONTACTS, push_off_colliders},
 	{PBD_STAGE_CCD, limit_particle_motion},
 	{PBD_STAGE_CCD, carry_swept_starts},
-	{PBD_STAGE_BROAD_PHASE, find_pairs},             // again: the passes may have moved particles out of the regions
+	{PBD_STAGE_BROAD_PHASE, find_pairs},             // again: the passes may have moved particles off their tracks
 	{PBD_STAGE_CCD, guard_motion},                   // no crossing of x -> p lands
 	{PBD_STAGE_UPDATE, update_velocities},           // v from the motion; x = p
 };

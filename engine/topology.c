@@ -67,6 +67,7 @@ bool pbd_topology_update(pbd_world *w)
 		}
 	}
 	w->topology.dirty = false;
+	w->topology.version++;
 	return true;
 }
 

@@ -7,6 +7,7 @@
 
 typedef struct pbd_topology {
 	bool dirty;                // bodies changed: rebuild before the next pair search
+	uint32_t version;          // counts rebuilds
 	uint32_t *tri;             // 3 per triangle
 	uint32_t *tri_owner;       // body slot
 	int tri_count, tri_capacity;

@@ -446,7 +446,7 @@ static int grid_finds_every_overlap(void)
 	for (int i = 0; i < LARGE; ++i)  // 7 x 7 x 1 cells each, far away from the small ones
 		boxes[SMALL + i] = (pbd_aabb){{100.0f + 10.0f * (float)i, 0.1f, 0.1f}, {106.9f + 10.0f * (float)i, 6.9f, 0.9f}};
 	pbd_grid grid = {0};
-	CHECK(pbd_grid_build(w, &grid, boxes, COUNT, 1.0f));
+	CHECK(pbd_grid_build(w, &grid, boxes, NULL, COUNT, 1.0f));
 	for (int i = 0; i < COUNT; ++i) {
 		grid_hits h = {boxes, boxes[i], 0, false};
 		pbd_grid_query(&grid, boxes[i], -1, count_grid_hit, &h);
@@ -503,7 +503,7 @@ static int grid_reports_each_pair_once(void)
 	}
 	pbd_aabb huge = {{-30.0f, -30.0f, -30.0f}, {30.0f, 30.0f, 30.0f}};
 	pbd_grid grid = {0};
-	CHECK(pbd_grid_build(w, &grid, boxes, COUNT, 1.0f));
+	CHECK(pbd_grid_build(w, &grid, boxes, NULL, COUNT, 1.0f));
 	CHECK(grid.oversized_count > 0);
 	grid_hits all = {boxes, huge, 0, false};
 	pbd_grid_query(&grid, huge, -1, count_grid_hit, &all);
@@ -529,45 +529,47 @@ static int grid_reports_each_pair_once(void)
 	return 0;
 }
 
-// A sphere swept once through a hanging curtain at 30 m/s: the contact lists grow to many times
-// their quiet size, and within 300 steps of the hit live memory is back within twice its
-// level before it (the lists are cut to what the quiet steps use).
+// A hanging curtain let down into a heap on the floor and hung up again: the contact lists grow
+// to many times their quiet size, and within 300 steps of hanging free again live memory is
+// back within twice its level before (the lists and scratch are cut to what the quiet steps use).
 static int memory_returns_after_transient(void)
 {
 	pbd_world_def wd = pbd_world_def_default();
 	pbd_world *w;
 	CHECK_OK(pbd_world_create(&wd, &w));
 	pbd_cloth_def c = pbd_cloth_def_default();
-	c.grid.res_x = c.grid.res_y = 16;
+	const int res = 24;
+	c.grid.res_x = c.grid.res_y = res;
 	c.grid.pins = PBD_PIN_EDGE_V0;
 	const float half = 0.70710678f, upright[4] = {half, 0, 0, half};  // 90 degrees about x
 	memcpy(c.rotation, upright, sizeof upright);
 	c.position[1] = 1.0f;
 	pbd_cloth_id cloth;
 	CHECK_OK(pbd_cloth_create(w, &c, &cloth));
-	pbd_collider_def s = pbd_collider_def_default();
-	s.type = PBD_SHAPE_SPHERE;
-	s.radius = 0.15f;
-	s.position[1] = 1.0f;
-	s.position[2] = -1.2f;
-	pbd_collider_id sphere;
-	CHECK_OK(pbd_collider_create(w, &s, &sphere));
-	const float identity[4] = {0, 0, 0, 1}, dt = 1.0f / 60.0f;
-	const int hit = 10;
+	pbd_collider_def floor = pbd_collider_def_default();
+	pbd_collider_id floor_id;
+	CHECK_OK(pbd_collider_create(w, &floor, &floor_id));
+	// The curtain hangs from its top edge; the edge comes down to the floor, where the cloth
+	// heaps up on itself (thousands of pairs), stays a second, and goes back up.
+	const float dt = 1.0f / 60.0f;
+	const int down = 30, landed = 50, up = 110, hung = 170;
 	size_t quiet = 0, peak = 0;
-	for (int f = 0; f <= hit + 300; ++f) {
-		float z = f < hit ? -1.2f : fminf(-1.2f + 30.0f * dt * (float)(f - hit), 1.2f);
-		float at[3] = {0, 1.0f, z};
-		CHECK_OK(pbd_collider_set_pose(w, sphere, at, identity));
+	for (int f = 0; f <= hung + 300; ++f) {
+		float y = f < down ? 1.5f : f < landed ? 1.5f - 1.45f * (float)(f - down) / (float)(landed - down)
+					   : f < up ? 0.05f : f < hung ? 0.05f + 1.45f * (float)(f - up) / (float)(hung - up) : 1.5f;
+		for (int i = 0; i < res; ++i) {
+			float at[3] = {(float)i / (float)(res - 1) - 0.5f, y, 0.0f};
+			CHECK_OK(pbd_cloth_pin_vertex(w, cloth, i, at));
+		}
 		CHECK_OK(pbd_world_step(w, dt));
 		pbd_world_stats st = pbd_world_get_stats(w);
-		if (f == hit - 1)
+		if (f == down - 1)
 			quiet = st.bytes_live;
 		peak = st.bytes_live > peak ? st.bytes_live : peak;
 	}
 	pbd_world_stats st = pbd_world_get_stats(w);
-	fprintf(stderr, "  live memory %zu bytes before the hit, %zu at most, %zu 300 steps after (%lld trims)\n", quiet,
-		peak, st.bytes_live, (long long)st.trims);
+	fprintf(stderr, "  live memory %zu bytes hanging, %zu at most in the heap, %zu 300 steps after it hangs again (%lld trims)\n",
+		quiet, peak, st.bytes_live, (long long)st.trims);
 	CHECK(peak > 4 * quiet);  // a real transient
 	CHECK(st.bytes_live <= 2 * quiet);
 	CHECK(st.trims > 0);
@@ -647,7 +649,9 @@ static int candidate_pair_limit(void)
 		return 1;
 	CHECK(free_run.substeps_held == 0 && at_peak.substeps_held == 0 && at_peak.searches_over_limit == 0);
 	CHECK(memcmp(free_run.positions, at_peak.positions, (size_t)free_run.n * 3 * sizeof(float)) == 0);
-	int limit = free_run.peak_pairs / 10;
+	// A third of the peak: the lists hold only pairs that can touch, and a fold's landing
+	// substeps need most of them, so this is already well below what the scene asks for.
+	int limit = free_run.peak_pairs / 3;
 	if (fold_with_limit(limit, frames, &low))
 		return 1;
 	fprintf(stderr, "  no limit: peak %d pairs, %zu bytes; limit %d: peak %d pairs, %zu bytes, %d searches over it, "

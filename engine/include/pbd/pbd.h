@@ -316,7 +316,13 @@ typedef struct pbd_world_stats {
 	int edge_edge_candidates;            ///< of which edge-edge pairs
 	int64_t ccd_pairs_tested;            ///< pairs the CCD guard swept in the whole step
 	int64_t ccd_hits;                    ///< crossings the guard caught (and stopped) in the step
-	int broad_phase_builds;              ///< spatial-hash builds in the step
+	/// Full candidate searches in the step: every particle's pairs found anew (the first step,
+	/// bodies changed, or many particles strayed from where the last search expected them).
+	int broad_phase_builds;
+	/// Updates in the step that found again only the pairs of particles that strayed.
+	int broad_phase_updates;
+	/// Particles whose pairs those updates found again (a full search counts them all).
+	int broad_phase_strays;
 	float max_stretch_error;             ///< largest |L - L0| / L0 over stretch constraints
 	int64_t steps;                       ///< steps taken since creation
 	size_t bytes_live;                   ///< bytes currently allocated by the world
@@ -361,7 +367,13 @@ typedef struct pbd_cloth_material {
 	float static_friction;
 	/// Kinetic friction coefficient, >= 0. Default 0.4.
 	float kinetic_friction;
-	/// Thickness in m: the cloth's mid-surface keeps thickness/2 from colliders. >= 0.
+	/// Thickness in m: the cloth's mid-surface keeps thickness/2 from colliders and the
+	/// thickness (the sum of both sides' halves) from other cloths, particles and itself. Two
+	/// places of one cloth that are closer than twice the thickness in its rest shape (near
+	/// neighbours on a fine mesh) keep half their rest distance instead: a sheet folded back on
+	/// itself brings such neighbours closer than the thickness at its crease, so they cannot
+	/// keep it, and the smaller distance still keeps them from passing through each other.
+	/// Places that touch in the rest shape (an unwelded seam) keep no distance. >= 0.
 	/// Default 0.01.
 	float thickness;
 	/// Tether slack: each particle stays within (1 + slack) times its rest geodesic distance

@@ -1,0 +1,752 @@
+// SPDX-License-Identifier: MIT
+// The searches of the pairs module (pairs.h): which vertex-triangle, edge-edge and particle
+// pairs can come within their thickness while their particles keep to their tracks.
+//
+// Every primitive gets a box in frame coordinates around its particles' tracks from now until
+// they run out, grown by the slacks and radii, and every patch (patches.c) the box of its
+// primitives. A spatial hash of the patches' boxes (broad_phase.c) gives the pairs of patches
+// that may touch; a pair of one cloth's patches that still follow one rigid motion is passed
+// over whole, and in the others each pair of primitives whose boxes overlap is kept when the
+// distance of its tracks now, less how far the tracks can close in and the slacks, is within
+// its thickness.
+//
+// A full search fits and boxes every patch and asks every patch for its pairs. An update for a
+// few straying particles asks again only for the pairs of the patches they belong to, whose
+// boxes are added to the hash anew (older entries of a patch are passed over).
+#include <stdlib.h>
+#include <string.h>
+
+#include "pair_search.h"
+
+static const pbd_body *body(const pbd_world *w, uint32_t slot) { return &w->bodies.slots[slot]; }
+
+static bool is_free(const pbd_world *w, uint32_t i)
+{
+	return body(w, w->particles.owner[i])->kind == PBD_BODY_PARTICLES;
+}
+
+// A lower bound of the distance between two point sets from their boxes: the widest gap
+// along one axis. Cheap; decides most pairs before an exact distance is needed.
+static pbd_aabb box_of(const pbd_v3 *p, int n)
+{
+	pbd_aabb b = {p[0], p[0]};
+	for (int i = 1; i < n; ++i) {
+		b.lo = v3(minf(b.lo.x, p[i].x), minf(b.lo.y, p[i].y), minf(b.lo.z, p[i].z));
+		b.hi = v3(maxf(b.hi.x, p[i].x), maxf(b.hi.y, p[i].y), maxf(b.hi.z, p[i].z));
+	}
+	return b;
+}
+
+static float gap_along_axes(const pbd_v3 *a, int na, const pbd_v3 *b, int nb)
+{
+	pbd_aabb p = box_of(a, na), q = box_of(b, nb);
+	float gx = maxf(q.lo.x - p.hi.x, p.lo.x - q.hi.x);
+	float gy = maxf(q.lo.y - p.hi.y, p.lo.y - q.hi.y);
+	float gz = maxf(q.lo.z - p.hi.z, p.lo.z - q.hi.z);
+	return maxf(0.0f, maxf(gx, maxf(gy, gz)));
+}
+
+// A pair's clearance (pbd_pairs_drift) in float, rounded down: the bound must stay a bound.
+static float clearance_of(double d)
+{
+	float c = (float)(d * (1.0 - 1e-6) - 1e-12);
+	return isfinite(c) ? c : -INFINITY;
+}
+
+// Two points of one sheet that are g apart along it can face each other across at most 2g/pi:
+// the sheet must fold back on itself in between. So a pair of one cloth that is closer than
+// twice the thickness in the rest shape keeps half its rest distance instead of the thickness
+// (PBD_KEPT_REST_SHARE, below the 2/pi a fold allows): near neighbours on a fine mesh are then
+// not in contact while the cloth lies flat or folds, and still never pass through each other.
+// Neighbours that touch in the rest shape (a seam of unwelded vertices) are never pairs.
+#define REST_FOLD PBD_KEPT_REST_SHARE
+static float kept_distance(float thickness, double rest)
+{
+	double k = rest * REST_FOLD;
+	return k < thickness ? (float)k : thickness;
+}
+
+// How far two sets of tracks can close in on each other from now until the first of them runs
+// out: the largest difference of their velocities times that time (0 when they move alike).
+static double closing(const pbd_tracks *t, const uint32_t *a, int na, const uint32_t *b, int nb, double now)
+{
+	double end = INFINITY;
+	float rel = 0.0f;
+	for (int j = 0; j < na; ++j) {
+		end = fmin(end, t->expiry[a[j]]);
+		for (int k = 0; k < nb; ++k)
+			rel = maxf(rel, v3_len(v3_sub(t->vel[a[j]], t->vel[b[k]])));
+	}
+	for (int k = 0; k < nb; ++k)
+		end = fmin(end, t->expiry[b[k]]);
+	if (rel == 0.0f)
+		return 0.0;
+	return (double)rel * (end - now) * (1.0 + 1e-5);
+}
+
+// Whether the boxes of two sets of tracks from now until the first of them runs out, grown by
+// their slacks, come within `reach` of each other along every axis (the tracks of a pair
+// moving apart, or past each other at a distance, do not).
+static bool tracks_near(const pbd_tracks *t, const uint32_t *a, int na, const uint32_t *b, int nb, double now,
+			float reach)
+{
+	double end = INFINITY;
+	for (int j = 0; j < na; ++j)
+		end = fmin(end, t->expiry[a[j]]);
+	for (int k = 0; k < nb; ++k)
+		end = fmin(end, t->expiry[b[k]]);
+	pbd_aabb box[2];
+	for (int side = 0; side < 2; ++side) {
+		const uint32_t *ids = side ? b : a;
+		int n = side ? nb : na;
+		box[side] = (pbd_aabb){v3(INFINITY, INFINITY, INFINITY), v3(-INFINITY, -INFINITY, -INFINITY)};
+		for (int j = 0; j < n; ++j) {
+			pbd_v3 p = pbd_track_at(t, ids[j], now);
+			pbd_v3 q = isfinite(end) ? pbd_track_at(t, ids[j], end) : p;
+			float g = t->slack[ids[j]];
+			box[side].lo = v3(minf(box[side].lo.x, minf(p.x, q.x) - g), minf(box[side].lo.y, minf(p.y, q.y) - g),
+					  minf(box[side].lo.z, minf(p.z, q.z) - g));
+			box[side].hi = v3(maxf(box[side].hi.x, maxf(p.x, q.x) + g), maxf(box[side].hi.y, maxf(p.y, q.y) + g),
+					  maxf(box[side].hi.z, maxf(p.z, q.z) + g));
+		}
+	}
+	float r = reach * (1.0f + 1e-5f);
+	return box[0].lo.x - r <= box[1].hi.x && box[1].lo.x - r <= box[0].hi.x && box[0].lo.y - r <= box[1].hi.y &&
+	       box[1].lo.y - r <= box[0].hi.y && box[0].lo.z - r <= box[1].hi.z && box[1].lo.z - r <= box[0].hi.z;
+}
+
+static bool all_kinematic(const pbd_world *w, const uint32_t *ids, int n)
+{
+	for (int j = 0; j < n; ++j)
+		if (w->particles.p[ids[j]].w != 0.0f)
+			return false;
+	return true;
+}
+
+static float max_slack(const pbd_tracks *t, const uint32_t *ids, int n)
+{
+	float s = 0.0f;
+	for (int j = 0; j < n; ++j)
+		s = maxf(s, t->slack[ids[j]]);
+	return s;
+}
+
+// Stores a pair when the chunk has room; counts it either way (see pbd_pair_chunk).
+#define CHUNK_PUSH(chunk, list, value)                                  \
+	do {                                                            \
+		if ((chunk)->list##_count < (chunk)->list##_capacity)   \
+			(chunk)->list[(chunk)->list##_count] = (value); \
+		(chunk)->list##_count++;                                \
+	} while (0)
+
+static void try_vt(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t q, uint32_t tri)
+{
+	const uint32_t *t = w->topology.tri + 3 * tri;
+	if (q == t[0] || q == t[1] || q == t[2])
+		return;
+	uint32_t oq = w->particles.owner[q], ot = w->topology.tri_owner[tri];
+	if (oq == ot && !body(w, ot)->material.self_collision)
+		return;
+	const uint32_t quad[4] = {q, t[0], t[1], t[2]};
+	if (all_kinematic(w, quad, 4))
+		return;
+	float thickness = w->particles.radius[q] + w->particles.radius[t[0]];
+	if (thickness <= 1e-7f)
+		return;
+	const pbd_tracks *tr = &w->pairs.tracks;
+	pbd_v3 xq = tr->from[q], xt[3] = {tr->from[t[0]], tr->from[t[1]], tr->from[t[2]]};
+	double close = closing(tr, &q, 1, t, 3, w->time);
+	double reach = (double)tr->slack[q] + max_slack(tr, t, 3);
+	// The solver also acts on a vertex a little past the triangle's edges (a barycentric
+	// tolerance of 0.02: at most that share of the longest edge).
+	double edge2 = fmax(v3_dot_d(v3_sub(xt[1], xt[0]), v3_sub(xt[1], xt[0])),
+			    fmax(v3_dot_d(v3_sub(xt[2], xt[1]), v3_sub(xt[2], xt[1])),
+				 v3_dot_d(v3_sub(xt[0], xt[2]), v3_sub(xt[0], xt[2]))));
+	double tolerance = 0.025 * sqrt(edge2);
+	double beyond = close + reach + tolerance;  // what the distance now may exceed the thickness by
+	if (gap_along_axes(&xq, 1, xt, 3) > thickness + beyond)
+		return;
+	if (close > 0.0 && !tracks_near(tr, &q, 1, t, 3, w->time, thickness + (float)tolerance))
+		return;
+	double bary[3];
+	double d = sqrt(pbd_point_triangle_distance2(d3_of(xq), d3_of(xt[0]), d3_of(xt[1]), d3_of(xt[2]), bary));
+	if (!(d <= thickness + beyond))
+		return;
+	if (oq == ot) {
+		const pbd_v3 *rest = w->particles.rest;
+		pbd_v3 rt[3] = {rest[t[0]], rest[t[1]], rest[t[2]]};
+		if (gap_along_axes(&rest[q], 1, rt, 3) < thickness / REST_FOLD) {
+			thickness = kept_distance(thickness, sqrt(pbd_point_triangle_distance2(
+								     d3_of(rest[q]), d3_of(rt[0]), d3_of(rt[1]), d3_of(rt[2]), bary)));
+			if (thickness <= 1e-7f || d > thickness + beyond)
+				return;
+		}
+	}
+	pbd_vt_contact pair = {q, tri, thickness, clearance_of(d - close - tolerance),
+			       body(w, oq)->kind == PBD_BODY_PARTICLES};
+	CHUNK_PUSH(chunk, vt, pair);
+}
+
+static void try_ee(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, uint32_t b)
+{
+	const uint32_t *ea = w->topology.edge + 2 * a, *eb = w->topology.edge + 2 * b;
+	if (ea[0] == eb[0] || ea[0] == eb[1] || ea[1] == eb[0] || ea[1] == eb[1])
+		return;
+	uint32_t oa = w->topology.edge_owner[a], ob = w->topology.edge_owner[b];
+	if (oa == ob && !body(w, oa)->material.self_collision)
+		return;
+	const uint32_t quad[4] = {ea[0], ea[1], eb[0], eb[1]};
+	if (all_kinematic(w, quad, 4))
+		return;
+	float thickness = w->particles.radius[ea[0]] + w->particles.radius[eb[0]];
+	if (thickness <= 1e-7f)
+		return;
+	const pbd_tracks *tr = &w->pairs.tracks;
+	pbd_v3 xa[2] = {tr->from[ea[0]], tr->from[ea[1]]}, xb[2] = {tr->from[eb[0]], tr->from[eb[1]]};
+	double close = closing(tr, ea, 2, eb, 2, w->time);
+	double beyond = close + max_slack(tr, ea, 2) + max_slack(tr, eb, 2);
+	if (gap_along_axes(xa, 2, xb, 2) > thickness + beyond)
+		return;
+	if (close > 0.0 && !tracks_near(tr, ea, 2, eb, 2, w->time, thickness))
+		return;
+	double s, u;
+	double d = sqrt(pbd_segment_segment_distance2(d3_of(xa[0]), d3_of(xa[1]), d3_of(xb[0]), d3_of(xb[1]), &s, &u));
+	if (!(d <= thickness + beyond))
+		return;
+	if (oa == ob) {
+		const pbd_v3 *rest = w->particles.rest;
+		pbd_v3 ra[2] = {rest[ea[0]], rest[ea[1]]}, rb[2] = {rest[eb[0]], rest[eb[1]]};
+		if (gap_along_axes(ra, 2, rb, 2) < thickness / REST_FOLD) {
+			thickness = kept_distance(
+				thickness, sqrt(pbd_segment_segment_distance2(d3_of(ra[0]), d3_of(ra[1]), d3_of(rb[0]),
+									      d3_of(rb[1]), &s, &u)));
+			if (thickness <= 1e-7f || d > thickness + beyond)
+				return;
+		}
+	}
+	pbd_ee_contact pair = {a < b ? a : b, a < b ? b : a, thickness, clearance_of(d - close)};
+	CHUNK_PUSH(chunk, ee, pair);
+}
+
+// A free particle i against particle j (free, or a cloth vertex: vertex against vertex of
+// cloth is left to the triangle and edge contacts).
+static void try_pp(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t i, uint32_t j)
+{
+	const uint32_t ij[2] = {i, j};
+	if (all_kinematic(w, ij, 2))
+		return;
+	const pbd_tracks *tr = &w->pairs.tracks;
+	float thickness = w->particles.radius[i] + w->particles.radius[j];
+	double close = closing(tr, &i, 1, &j, 1, w->time);
+	double d = v3_len(v3_sub(tr->from[i], tr->from[j]));
+	if (!(d <= thickness + (double)tr->slack[i] + tr->slack[j] + close))
+		return;
+	if (close > 0.0 && !tracks_near(tr, &i, 1, &j, 1, w->time, thickness))
+		return;
+	pbd_pp_contact pair = {i, j, thickness, (uint8_t)(is_free(w, j) ? 0 : 2)};
+	CHUNK_PUSH(chunk, pp, pair);
+}
+
+// ---- Boxes
+
+// The frame box of particle i's track from now until it runs out, grown by its slack and radius.
+static pbd_aabb particle_box(const pbd_world *w, uint32_t i)
+{
+	const pbd_tracks *t = &w->pairs.tracks;
+	pbd_v3 a = pbd_track_at(t, i, w->time);
+	pbd_v3 b = isfinite(t->expiry[i]) ? pbd_track_at(t, i, t->expiry[i]) : a;
+	float g = t->slack[i] + w->particles.radius[i];
+	return (pbd_aabb){v3(minf(a.x, b.x) - g, minf(a.y, b.y) - g, minf(a.z, b.z) - g),
+			  v3(maxf(a.x, b.x) + g, maxf(a.y, b.y) + g, maxf(a.z, b.z) + g)};
+}
+
+static void grow(pbd_aabb *b, pbd_aabb r)
+{
+	b->lo = v3(minf(b->lo.x, r.lo.x), minf(b->lo.y, r.lo.y), minf(b->lo.z, r.lo.z));
+	b->hi = v3(maxf(b->hi.x, r.hi.x), maxf(b->hi.y, r.hi.y), maxf(b->hi.z, r.hi.z));
+}
+
+// The box of a triangle or edge: its corners' boxes (one cloth, one radius).
+static pbd_aabb union_of(const pbd_aabb *vbox, const uint32_t *ids, int n)
+{
+	pbd_aabb b = vbox[ids[0]];
+	for (int k = 1; k < n; ++k)
+		grow(&b, vbox[ids[k]]);
+	return b;
+}
+
+static inline bool overlap(pbd_aabb a, pbd_aabb b)
+{
+	return a.lo.x <= b.hi.x && b.lo.x <= a.hi.x && a.lo.y <= b.hi.y && b.lo.y <= a.hi.y && a.lo.z <= b.hi.z &&
+	       b.lo.z <= a.hi.z;
+}
+
+static pbd_aabb *vertex_boxes(pbd_world *w) { return w->pairs.boxes; }
+static pbd_aabb *triangle_boxes(pbd_world *w) { return w->pairs.boxes + w->particles.count; }
+static pbd_aabb *edge_boxes(pbd_world *w) { return w->pairs.boxes + w->particles.count + w->topology.tri_count; }
+
+// Patch p now, from its particles' boxes: its triangles' and edges' boxes, its own box and its
+// rigid fit.
+static void refresh_patch(pbd_world *w, int p)
+{
+	pbd_pairs *pr = &w->pairs;
+	pbd_aabb *vbox = vertex_boxes(w);
+	pbd_aabb box = vbox[pr->patch_corners[pr->patch_corner_start[p]]];
+	for (int k = pr->patch_tri_start[p]; k < pr->patch_tri_start[p + 1]; ++k) {
+		uint32_t t = pr->patch_tris[k];
+		triangle_boxes(w)[t] = union_of(vbox, w->topology.tri + 3 * t, 3);
+		grow(&box, triangle_boxes(w)[t]);
+	}
+	for (int k = pr->patch_edge_start[p]; k < pr->patch_edge_start[p + 1]; ++k) {
+		uint32_t e = pr->patch_edges[k];
+		edge_boxes(w)[e] = union_of(vbox, w->topology.edge + 2 * e, 2);
+	}
+	for (int k = pr->patch_own_start[p]; k < pr->patch_own_start[p + 1]; ++k)
+		grow(&box, vbox[pr->patch_own[k]]);
+	pr->patch_boxes[p] = box;
+	pbd_patch_fit_now(w, p);
+}
+
+// Items start..end of a list, or of all (list NULL).
+typedef struct refresh_job {
+	pbd_world *w;
+	const uint32_t *list;
+} refresh_job;
+
+// Particle boxes: of every particle (full search), or of the strays (their tracks are new; the
+// others' boxes still cover what is left of theirs).
+static void particle_box_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	const refresh_job *job = context;
+	for (int k = start; k < end; ++k) {
+		uint32_t i = job->list ? job->list[k] : (uint32_t)k;
+		vertex_boxes(job->w)[i] = particle_box(job->w, i);
+	}
+}
+
+static void refresh_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	const refresh_job *job = context;
+	for (int k = start; k < end; ++k)
+		refresh_patch(job->w, job->list ? (int)job->list[k] : k);
+}
+
+// Cell size: the mean size of the patches' boxes (their largest side), but at least a
+// particle's diameter: a query then visits about eight cells of a few patches each.
+static float cell_size(const pbd_world *w)
+{
+	const pbd_pairs *pr = &w->pairs;
+	double sum = 0.0;
+	int n = 0;
+	for (int p = 0; p < pr->patch_count; p += 3, ++n) {
+		pbd_v3 d = v3_sub(pr->patch_boxes[p].hi, pr->patch_boxes[p].lo);
+		sum += maxf(d.x, maxf(d.y, d.z));
+	}
+	float mean = n ? (float)(sum / n) : 0.0f;
+	float cell = fmaxf(fmaxf(mean, 2.0f * w->topology.max_radius), 1e-4f);
+	return isfinite(cell) ? cell : 1e-4f;
+}
+
+// ---- Pairs of patches
+
+static bool is_affected(const pbd_world *w, uint32_t p) { return w->pairs.patch_stamp[p] == w->pairs.update_serial; }
+
+// Every pair of primitives of patches a and b (a == b: of one patch) whose boxes overlap is
+// tested (pair_search's try_*); a pair of one cloth's patches that move rigidly together is
+// passed over whole (patches.c).
+static void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, uint32_t b)
+{
+	const pbd_pairs *pr = &w->pairs;
+	uint32_t body_a = pr->patch_body[a], body_b = pr->patch_body[b];
+	if (body_a == body_b) {
+		const pbd_body *bd = &w->bodies.slots[body_a];
+		if (bd->kind == PBD_BODY_CLOTH &&
+		    (!bd->material.self_collision || pbd_patches_rigid_together(w, (int)a, (int)b)))
+			return;
+	}
+	const pbd_aabb *vbox = pr->boxes, *tbox = pr->boxes + w->particles.count,
+		       *ebox = pr->boxes + w->particles.count + w->topology.tri_count;
+	const uint32_t *own = pr->patch_own, *tris = pr->patch_tris, *edges = pr->patch_edges;
+	for (int side = 0; side < (a == b ? 1 : 2); ++side) {
+		uint32_t p = side ? b : a, q = side ? a : b;
+		for (int i = pr->patch_own_start[p]; i < pr->patch_own_start[p + 1]; ++i)
+			for (int k = pr->patch_tri_start[q]; k < pr->patch_tri_start[q + 1]; ++k)
+				if (overlap(vbox[own[i]], tbox[tris[k]]))
+					try_vt(w, chunk, own[i], tris[k]);
+	}
+	for (int i = pr->patch_edge_start[a]; i < pr->patch_edge_start[a + 1]; ++i)
+		for (int k = a == b ? i + 1 : pr->patch_edge_start[b]; k < pr->patch_edge_start[b + 1]; ++k)
+			if (overlap(ebox[edges[i]], ebox[edges[k]]))
+				try_ee(w, chunk, edges[i], edges[k]);
+	if (w->bodies.slots[body_a].kind != PBD_BODY_PARTICLES && w->bodies.slots[body_b].kind != PBD_BODY_PARTICLES)
+		return;
+	for (int i = pr->patch_own_start[a]; i < pr->patch_own_start[a + 1]; ++i)
+		for (int k = a == b ? i + 1 : pr->patch_own_start[b]; k < pr->patch_own_start[b + 1]; ++k) {
+			uint32_t x = own[i], y = own[k];
+			if (!overlap(vbox[x], vbox[y]))
+				continue;
+			bool fx = is_free(w, x), fy = is_free(w, y);
+			// Free particles pair with each other (lower index first) and with cloth vertices.
+			if (fx && fy)
+				try_pp(w, chunk, x < y ? x : y, x < y ? y : x);
+			else if (fx)
+				try_pp(w, chunk, x, y);
+			else if (fy)
+				try_pp(w, chunk, y, x);
+		}
+}
+
+// ---- Queries, in chunks
+
+typedef struct patch_query {
+	const pbd_world *w;
+	uint32_t self;
+	bool strays;              // an update: pairs with affected patches come from the lower one
+	uint32_t *found;          // the patches found (room for found_capacity)
+	int found_count, found_capacity, found_needed;
+} patch_query;
+
+static void visit_patch(uint32_t id, void *user)
+{
+	patch_query *q = user;
+	if (q->strays && id < q->self && is_affected(q->w, id))
+		return;
+	if (q->found_count < q->found_capacity)
+		q->found[q->found_count] = id;
+	q->found_count++;
+}
+
+typedef struct search_job {
+	pbd_world *w;
+	int count;                // queries: patches (full search) or affected patches
+	bool strays;
+	int64_t limit;            // settings.max_candidate_pairs, or INT64_MAX for none
+} search_job;
+
+static int64_t chunk_total(const pbd_pair_chunk *c) { return (int64_t)c->vt_count + c->ee_count + c->pp_count; }
+
+static int compare_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+// The patches whose boxes overlap patch `self`'s, in increasing order (in a full search those
+// at or after it: each pair once). Returns how many, or -1 when `room` was too small.
+static int find_patches(const pbd_world *w, uint32_t self, bool strays, uint32_t *room, int capacity)
+{
+	patch_query q = {w, self, strays, room, 0, capacity, 0};
+	pbd_grid_query(&w->pairs.patch_grid, w->pairs.patch_boxes[self], strays ? -1 : (int64_t)self - 1, visit_patch, &q);
+	if (q.found_count > capacity)
+		return -1 - q.found_count;
+	qsort(room, (size_t)q.found_count, sizeof *room, compare_u32);
+	return q.found_count;
+}
+
+// Chunk k runs its share of the queries, in the order a single search would take them.
+static void search_chunk(const search_job *job, int k)
+{
+	pbd_world *w = job->w;
+	pbd_pairs *pr = &w->pairs;
+	pbd_pair_chunk *chunk = &pr->chunks[k];
+	chunk->vt_count = chunk->ee_count = chunk->pp_count = 0;
+	int lo = (int)((int64_t)job->count * k / PBD_PAIR_CHUNKS), hi = (int)((int64_t)job->count * (k + 1) / PBD_PAIR_CHUNKS);
+	uint32_t local[256];
+	// Past the limit the whole search is over it: the rest would be work for nothing.
+	for (int item = lo; item < hi && chunk_total(chunk) <= job->limit; ++item) {
+		uint32_t self = job->strays ? pr->affected[item] : (uint32_t)item;
+		int n = find_patches(w, self, job->strays, local, 256);
+		uint32_t *found = local;
+		if (n < 0) {
+			// Rare: more than fit on the stack (a very dense pile); visit them unsorted, one by
+			// one, in the grid's own order, which is fixed.
+			found = NULL;
+		}
+		if (found) {
+			for (int j = 0; j < n; ++j)
+				pair_patches(w, chunk, self, found[j]);
+		} else {
+			for (uint32_t other = 0; other < (uint32_t)pr->patch_count; ++other) {
+				if ((!job->strays && other < self) || !overlap(pr->patch_boxes[self], pr->patch_boxes[other]))
+					continue;
+				if (job->strays && other < self && is_affected(w, other))
+					continue;
+				pair_patches(w, chunk, self, other);
+			}
+		}
+	}
+}
+
+static void search_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	for (int k = start; k < end; ++k)
+		search_chunk(context, k);
+}
+
+static bool chunk_fits(const pbd_pair_chunk *c)
+{
+	return c->vt_count <= c->vt_capacity && c->ee_count <= c->ee_capacity && c->pp_count <= c->pp_capacity;
+}
+
+// Room for what a list needs, and half as much again for the pairs to come.
+static bool grow_list(pbd_world *w, void **list, int *capacity, int need, size_t size)
+{
+	if (need <= *capacity)
+		return true;
+	int cap = maxi(64, need + need / 2);
+	if (!pbd_grow_array(w, list, (size_t)*capacity, (size_t)cap, size))
+		return false;
+	*capacity = cap;
+	return true;
+}
+
+static bool grow_chunk(pbd_world *w, pbd_pair_chunk *c)
+{
+	return grow_list(w, (void **)&c->vt, &c->vt_capacity, c->vt_count, sizeof *c->vt) &&
+	       grow_list(w, (void **)&c->ee, &c->ee_capacity, c->ee_count, sizeof *c->ee) &&
+	       grow_list(w, (void **)&c->pp, &c->pp_capacity, c->pp_count, sizeof *c->pp);
+}
+
+// Runs the job's queries over the chunks (on every thread), then again, one at a time, the
+// chunks that ran out of room once they have grown. False when out of memory or over the limit.
+static bool run_search(pbd_world *w, search_job *job, int64_t already)
+{
+	int limit = w->settings.max_candidate_pairs;
+	job->limit = limit > 0 ? limit - already : INT64_MAX;
+	pbd_parallel_for(w, search_range, PBD_PAIR_CHUNKS, 1, job);
+	int64_t total = 0;
+	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k)
+		total += chunk_total(&w->pairs.chunks[k]);
+	if (total > job->limit) {
+		// Nothing is kept (a partial list would look complete), and the lists do not grow.
+		w->pairs.over_limit = true;
+		w->stats.searches_over_limit++;
+		return false;
+	}
+	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k) {
+		if (chunk_fits(&w->pairs.chunks[k]))
+			continue;
+		if (!grow_chunk(w, &w->pairs.chunks[k]))
+			return false;
+		search_chunk(job, k);  // the same search again: it now fits
+	}
+	return pbd_pair_chunks_join(w, INT64_MAX);
+}
+
+bool pbd_pair_chunks_join(pbd_world *w, int64_t limit)
+{
+	pbd_pairs *pr = &w->pairs;
+	int vt = pr->vt_count, ee = pr->ee_count, pp = pr->pp_count;
+	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k) {
+		vt += pr->chunks[k].vt_count;
+		ee += pr->chunks[k].ee_count;
+		pp += pr->chunks[k].pp_count;
+	}
+	if ((int64_t)vt + ee + pp > limit)
+		return false;
+	if (!grow_list(w, (void **)&pr->vt, &pr->vt_capacity, vt, sizeof *pr->vt) ||
+	    !grow_list(w, (void **)&pr->ee, &pr->ee_capacity, ee, sizeof *pr->ee) ||
+	    !grow_list(w, (void **)&pr->pp, &pr->pp_capacity, pp, sizeof *pr->pp))
+		return false;
+	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k) {
+		pbd_pair_chunk *c = &pr->chunks[k];
+		if (c->vt_count)
+			memcpy(pr->vt + pr->vt_count, c->vt, (size_t)c->vt_count * sizeof *c->vt);
+		if (c->ee_count)
+			memcpy(pr->ee + pr->ee_count, c->ee, (size_t)c->ee_count * sizeof *c->ee);
+		if (c->pp_count)
+			memcpy(pr->pp + pr->pp_count, c->pp, (size_t)c->pp_count * sizeof *c->pp);
+		pr->vt_count += c->vt_count;
+		pr->ee_count += c->ee_count;
+		pr->pp_count += c->pp_count;
+		c->vt_peak = maxi(c->vt_peak, c->vt_count);
+		c->ee_peak = maxi(c->ee_peak, c->ee_count);
+		c->pp_peak = maxi(c->pp_peak, c->pp_count);
+		c->vt_count = c->ee_count = c->pp_count = 0;
+	}
+	return true;
+}
+
+// ---- Scratch
+
+// Room for the boxes of every primitive.
+static bool reserve_boxes(pbd_world *w)
+{
+	pbd_pairs *pr = &w->pairs;
+	int need = w->particles.count + w->topology.tri_count + w->topology.edge_count;
+	if (need <= pr->box_capacity)
+		return true;
+	int cap = maxi(need, 2 * pr->box_capacity);
+	pbd_free_array(w, pr->boxes, (size_t)pr->box_capacity, sizeof *pr->boxes);
+	pr->boxes = pbd_alloc_array(w, (size_t)cap, sizeof *pr->boxes);
+	pr->box_capacity = pr->boxes ? cap : 0;
+	return pr->boxes != NULL;
+}
+
+// The triangles and the edges (primitive numbers: triangles, then edges) of each particle, in
+// order; rebuilt when the topology is.
+static bool build_adjacency(pbd_world *w)
+{
+	pbd_pairs *pr = &w->pairs;
+	if (pr->adjacency_version == w->topology.version && pr->adjacency_particles == w->particles.count)
+		return true;
+	int np = w->particles.count, nt = w->topology.tri_count, ne = w->topology.edge_count;
+	pbd_free_array(w, pr->adjacent_start, (size_t)pr->adjacent_start_capacity, sizeof *pr->adjacent_start);
+	pbd_free_array(w, pr->adjacent, (size_t)pr->adjacent_capacity, sizeof *pr->adjacent);
+	pr->adjacent_start_capacity = pr->adjacent_capacity = 0;
+	pr->adjacent_start = pbd_alloc_array(w, (size_t)np + 1, sizeof *pr->adjacent_start);
+	pr->adjacent = pbd_alloc_array(w, (size_t)(3 * nt + 2 * ne) + 1, sizeof *pr->adjacent);
+	if (!pr->adjacent_start || !pr->adjacent) {
+		pbd_free_array(w, pr->adjacent_start, (size_t)np + 1, sizeof *pr->adjacent_start);
+		pbd_free_array(w, pr->adjacent, (size_t)(3 * nt + 2 * ne) + 1, sizeof *pr->adjacent);
+		pr->adjacent_start = NULL;
+		pr->adjacent = NULL;
+		return false;
+	}
+	pr->adjacent_start_capacity = np + 1;
+	pr->adjacent_capacity = 3 * nt + 2 * ne + 1;
+	int *start = pr->adjacent_start;
+	for (int k = 0; k < 3 * nt; ++k)
+		start[w->topology.tri[k] + 1]++;
+	for (int k = 0; k < 2 * ne; ++k)
+		start[w->topology.edge[k] + 1]++;
+	for (int i = 0; i < np; ++i)
+		start[i + 1] += start[i];
+	for (int k = 0; k < nt + ne; ++k) {
+		const uint32_t *v = k < nt ? w->topology.tri + 3 * k : w->topology.edge + 2 * (k - nt);
+		for (int j = 0; j < (k < nt ? 3 : 2); ++j)
+			pr->adjacent[start[v[j]]++] = (uint32_t)k;
+	}
+	for (int i = np; i > 0; --i)
+		start[i] = start[i - 1];
+	start[0] = 0;
+	pr->adjacency_version = w->topology.version;
+	pr->adjacency_particles = np;
+	return true;
+}
+
+// ---- The searches
+
+bool pbd_pair_search_full(pbd_world *w)
+{
+	pbd_pairs *pr = &w->pairs;
+	if (!build_adjacency(w) || !pbd_patches_build(w) || !pbd_patches_tolerances(w) || !reserve_boxes(w))
+		return false;
+	int patches = pr->patch_count;
+	pr->affected_count = 0;
+	refresh_job all = {w, NULL};
+	pbd_parallel_for(w, particle_box_range, w->particles.count, PBD_PARTICLES_PER_RANGE, &all);
+	pbd_parallel_for(w, refresh_range, patches, 64, &all);
+	if (patches > 0) {
+		memset(pr->patch_version, 0, (size_t)patches * sizeof *pr->patch_version);
+		memset(pr->patch_stamp, 0, (size_t)patches * sizeof *pr->patch_stamp);
+	}
+	if (!pbd_grid_build(w, &pr->patch_grid, pr->patch_boxes, pr->patch_version, patches, cell_size(w)))
+		return false;
+	search_job job = {w, patches, false, 0};
+	return run_search(w, &job, 0);
+}
+
+// The patches of the straying particles, marked with the update's serial and listed in order.
+static bool list_affected(pbd_world *w)
+{
+	pbd_pairs *pr = &w->pairs;
+	if (pr->affected_capacity < pr->patch_count) {
+		pbd_free_array(w, pr->affected, (size_t)pr->affected_capacity, sizeof *pr->affected);
+		pr->affected = pbd_alloc_array(w, (size_t)pr->patch_count, sizeof *pr->affected);
+		pr->affected_capacity = pr->affected ? pr->patch_count : 0;
+		if (!pr->affected)
+			return false;
+	}
+	int n = 0;
+	for (int k = 0; k < pr->stray_count; ++k) {
+		uint32_t i = pr->strays[k];
+		for (int a = pr->particle_patch_start[i]; a < pr->particle_patch_start[i + 1]; ++a) {
+			uint32_t p = pr->particle_patches[a];
+			if (is_affected(w, p))
+				continue;
+			pr->patch_stamp[p] = pr->update_serial;
+			pr->affected[n++] = p;
+		}
+	}
+	qsort(pr->affected, (size_t)n, sizeof *pr->affected, compare_u32);
+	pr->affected_count = n;
+	return true;
+}
+
+void pbd_pair_search_drop(pbd_world *w)
+{
+	pbd_pairs *pr = &w->pairs;
+	const uint32_t *vp = pr->vertex_patch, *tp = pr->tri_patch, *ep = pr->edge_patch;
+	int kept = 0;
+	for (int k = 0; k < pr->vt_count; ++k)
+		if (!is_affected(w, vp[pr->vt[k].q]) && !is_affected(w, tp[pr->vt[k].tri]))
+			pr->vt[kept++] = pr->vt[k];
+	pr->vt_count = kept;
+	kept = 0;
+	for (int k = 0; k < pr->ee_count; ++k)
+		if (!is_affected(w, ep[pr->ee[k].a]) && !is_affected(w, ep[pr->ee[k].b]))
+			pr->ee[kept++] = pr->ee[k];
+	pr->ee_count = kept;
+	kept = 0;
+	for (int k = 0; k < pr->pp_count; ++k)
+		if (!is_affected(w, vp[pr->pp[k].i]) && !is_affected(w, vp[pr->pp[k].j]))
+			pr->pp[kept++] = pr->pp[k];
+	pr->pp_count = kept;
+}
+
+bool pbd_pair_search_mark(pbd_world *w)
+{
+	return list_affected(w);
+}
+
+bool pbd_pair_search_strays(pbd_world *w)
+{
+	pbd_pairs *pr = &w->pairs;
+	refresh_job strays = {w, pr->strays}, patches = {w, pr->affected};
+	pbd_parallel_for(w, particle_box_range, pr->stray_count, PBD_PARTICLES_PER_RANGE, &strays);
+	pbd_parallel_for(w, refresh_range, pr->affected_count, 16, &patches);
+	for (int k = 0; k < pr->affected_count; ++k) {
+		pr->patch_version[pr->affected[k]]++;
+		if (!pbd_grid_insert(w, &pr->patch_grid, pr->affected[k]))
+			return false;
+	}
+	search_job job = {w, pr->affected_count, true, 0};
+	return run_search(w, &job, (int64_t)pr->vt_count + pr->ee_count + pr->pp_count);
+}
+
+void pbd_pair_search_trim(pbd_world *w)
+{
+	pbd_pairs *pr = &w->pairs;
+	// The chunks' lists are scratch of each search; the world's lists hold the current pairs.
+	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k) {
+		pbd_pair_chunk *c = &pr->chunks[k];
+		pbd_trim_array(w, (void **)&c->vt, &c->vt_capacity, c->vt_peak, 0, sizeof *c->vt);
+		pbd_trim_array(w, (void **)&c->ee, &c->ee_capacity, c->ee_peak, 0, sizeof *c->ee);
+		pbd_trim_array(w, (void **)&c->pp, &c->pp_capacity, c->pp_peak, 0, sizeof *c->pp);
+		c->vt_peak = c->ee_peak = c->pp_peak = 0;
+	}
+	pbd_grid_trim(w, &pr->patch_grid);
+}
+
+void pbd_pair_search_free(pbd_world *w)
+{
+	pbd_pairs *pr = &w->pairs;
+	pbd_grid_free(w, &pr->patch_grid);
+	pbd_patches_free(w);
+	pbd_free_array(w, pr->body_tolerance, (size_t)pr->body_tolerance_capacity, sizeof *pr->body_tolerance);
+	pbd_free_array(w, pr->boxes, (size_t)pr->box_capacity, sizeof *pr->boxes);
+	pbd_free_array(w, pr->affected, (size_t)pr->affected_capacity, sizeof *pr->affected);
+	pbd_free_array(w, pr->adjacent_start, (size_t)pr->adjacent_start_capacity, sizeof *pr->adjacent_start);
+	pbd_free_array(w, pr->adjacent, (size_t)pr->adjacent_capacity, sizeof *pr->adjacent);
+	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k) {
+		pbd_pair_chunk *c = &pr->chunks[k];
+		pbd_free_array(w, c->vt, (size_t)c->vt_capacity, sizeof *c->vt);
+		pbd_free_array(w, c->ee, (size_t)c->ee_capacity, sizeof *c->ee);
+		pbd_free_array(w, c->pp, (size_t)c->pp_capacity, sizeof *c->pp);
+		*c = (pbd_pair_chunk){0};
+	}
+}

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+// Tracks (pairs.h): where each particle is expected to be over its next substeps. A track is a
+// point moving at a constant velocity in a frame that moves with the free particles' mean
+// motion; a particle keeps to it while its motion stays within the track's slack. A cloth that
+// falls or flies as one rests in the frame; a part that moves at its own speed (a strip
+// falling onto its own pile, a flapping corner) has its own velocity there, so the pairs of
+// neighbours that move together stay apart however fast they go.
+#include <string.h>
+
+#include "pair_search.h"
+
+#define TRACK_ARRAYS(t)                                                                                        \
+	(pbd_array_ref[]) {                                                                                    \
+		{(void **)&(t)->at, sizeof *(t)->at}, {(void **)&(t)->vel, sizeof *(t)->vel},                  \
+		{(void **)&(t)->anchor, sizeof *(t)->anchor}, {(void **)&(t)->expiry, sizeof *(t)->expiry},    \
+		{(void **)&(t)->slack, sizeof *(t)->slack}, {(void **)&(t)->from, sizeof *(t)->from},          \
+		{(void **)&(t)->to, sizeof *(t)->to}, {(void **)&(t)->drift, sizeof *(t)->drift},              \
+		{(void **)&(t)->stamp, sizeof *(t)->stamp}, {(void **)&(t)->straying, sizeof *(t)->straying},  \
+		{(void **)&(t)->v_last, sizeof *(t)->v_last}, {(void **)&(t)->accel, sizeof *(t)->accel},      \
+	}
+#define TRACK_ARRAY_COUNT 12
+
+bool pbd_tracks_reserve(pbd_world *w, int n)
+{
+	pbd_tracks *t = &w->pairs.tracks;
+	if (n <= t->capacity)
+		return true;
+	t->v_last_time = NAN;  // the arrays are new
+	return pbd_reserve_scratch_arrays(w, TRACK_ARRAYS(t), TRACK_ARRAY_COUNT, &t->capacity, n);
+}
+
+void pbd_tracks_free(pbd_world *w)
+{
+	pbd_tracks *t = &w->pairs.tracks;
+	pbd_free_arrays(w, TRACK_ARRAYS(t), TRACK_ARRAY_COUNT, (size_t)t->capacity);
+	t->capacity = 0;
+}
+
+// Where particle i's motion of this substep starts: x, or the start a moving collider carries.
+static pbd_v3 start_of(const pbd_world *w, uint32_t i)
+{
+	return v3_of4(pbd_carried(w, i) ? w->carry.to[i] : pbd_motion_starts(w)[i]);
+}
+
+void pbd_tracks_set_frame(pbd_world *w, float h)
+{
+	pbd_tracks *t = &w->pairs.tracks;
+	double sum[3] = {0, 0, 0};
+	int n = 0;
+	for (int i = 0; i < w->particles.count; ++i) {
+		if (w->particles.pinned[i])
+			continue;
+		pbd_v3 s = start_of(w, (uint32_t)i);
+		sum[0] += w->particles.p[i].x - s.x;
+		sum[1] += w->particles.p[i].y - s.y;
+		sum[2] += w->particles.p[i].z - s.z;
+		n++;
+	}
+	t->frame_acc = n ? w->pairs.mean_accel : v3(0, 0, 0);
+	double k = n ? 1.0 / ((double)n * h) : 0.0;
+	pbd_v3 mean = v3((float)(sum[0] * k), (float)(sum[1] * k), (float)(sum[2] * k));
+	// The frame passes through the mean of p at the end of this substep.
+	t->frame_vel = v3_sub(mean, v3_scale(t->frame_acc, 0.5f * h));
+	if (!v3_is_finite(t->frame_vel) || !v3_is_finite(t->frame_acc))
+		t->frame_vel = t->frame_acc = v3(0, 0, 0);
+	t->frame_time = w->time;
+	t->points_time = NAN;
+}
+
+static float largest_coordinate(pbd_v3 a)
+{
+	return maxf(fabsf(a.x), maxf(fabsf(a.y), fabsf(a.z)));
+}
+
+void pbd_tracks_set(pbd_world *w, uint32_t i, float h)
+{
+	pbd_tracks *t = &w->pairs.tracks;
+	double ts = w->time, te = ts + h;
+	pbd_v3 so = pbd_frame_offset(t, ts), eo = pbd_frame_offset(t, te);
+	pbd_v3 ys = v3_sub(start_of(w, i), so), ye = v3_sub(v3_of4(w->particles.p[i]), eo);
+	// Slack for PBD_TRACK_SUBSTEPS substeps at the last acceleration in the frame, within its
+	// bounds; it covers float rounding of positions far from the origin too.
+	float r = w->particles.radius[i], span = PBD_TRACK_SUBSTEPS * h;
+	float wobble = 0.5f * v3_len(v3_sub(t->accel[i], t->frame_acc)) * span * span;
+	float base = minf(maxf(wobble, PBD_TRACK_SLACK_RADII * r), PBD_TRACK_MAX_SLACK_RADII * r);
+	base = maxf(isfinite(base) ? base : PBD_TRACK_MAX_SLACK_RADII * r,
+		    4e-7f * (1.0f + largest_coordinate(ys) + largest_coordinate(ye)));
+	t->anchor[i] = ts;
+	t->stamp[i] = w->pairs.update_serial;
+	if (pbd_carried(w, i)) {
+		// A carried start is a third point of the motion (x -> carried start -> p): the track
+		// rests in the frame around all three and runs out with the substep.
+		pbd_v3 xs = v3_sub(v3_of4(w->particles.x[i]), so);
+		pbd_v3 lo = v3(minf(xs.x, minf(ys.x, ye.x)), minf(xs.y, minf(ys.y, ye.y)), minf(xs.z, minf(ys.z, ye.z)));
+		pbd_v3 hi = v3(maxf(xs.x, maxf(ys.x, ye.x)), maxf(xs.y, maxf(ys.y, ye.y)), maxf(xs.z, maxf(ys.z, ye.z)));
+		pbd_v3 c = v3_scale(v3_add(lo, hi), 0.5f);
+		t->at[i] = c;
+		t->vel[i] = v3(0, 0, 0);
+		t->slack[i] = base + maxf(pbd_distance_up(xs, c), maxf(pbd_distance_up(ys, c), pbd_distance_up(ye, c)));
+		t->expiry[i] = te;
+		return;
+	}
+	pbd_v3 u = v3_scale(v3_sub(ye, ys), 1.0f / h);
+	float speed = v3_len(u);
+	if (!(speed * span > PBD_TRACK_REST_SHARE * base)) {
+		// At rest in the frame (or not finite, which every test then reports as straying):
+		// it keeps to the track until it strays, and its pairs move with the frame.
+		t->at[i] = v3_scale(v3_add(ys, ye), 0.5f);
+		t->vel[i] = v3(0, 0, 0);
+		t->slack[i] = base + 0.5f * pbd_distance_up(ys, ye);
+		t->expiry[i] = INFINITY;
+		return;
+	}
+	t->at[i] = ys;
+	t->vel[i] = u;
+	t->slack[i] = base;
+	double run = fmin(PBD_TRACK_LENGTH_RADII * r / speed, span);
+	t->expiry[i] = ts + (run > h ? run : h);
+}
+
+void pbd_track_points(pbd_world *w, uint32_t i)
+{
+	pbd_tracks *t = &w->pairs.tracks;
+	double ts = t->points_time, te = ts + t->points_h;
+	t->from[i] = v3_add(pbd_frame_offset(t, ts), pbd_track_at(t, i, ts));
+	t->to[i] = v3_add(pbd_frame_offset(t, te), pbd_track_at(t, i, te));
+}
+
+typedef struct points_job {
+	pbd_world *w;
+	pbd_v3 so, eo;
+	double ts, te;
+	bool new_substep;         // take the velocities: v_last and accel
+	float inv_dt;             // 1 / the time since v_last (0: v_last is not of the last substep)
+} points_job;
+
+static void points_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	const points_job *job = context;
+	pbd_tracks *t = &job->w->pairs.tracks;
+	for (int i = start; i < end; ++i) {
+		t->from[i] = v3_add(job->so, pbd_track_at(t, (uint32_t)i, job->ts));
+		t->to[i] = v3_add(job->eo, pbd_track_at(t, (uint32_t)i, job->te));
+		if (job->new_substep) {
+			pbd_v3 v = job->w->particles.v[i];
+			t->accel[i] = v3_scale(v3_sub(v, t->v_last[i]), job->inv_dt);
+			t->v_last[i] = v;
+		}
+	}
+}
+
+void pbd_tracks_points(pbd_world *w, float h)
+{
+	pbd_tracks *t = &w->pairs.tracks;
+	if (t->points_time == w->time && t->points_h == h)
+		return;
+	bool new_substep = t->v_last_time != w->time;
+	double since = w->time - t->v_last_time;
+	// Velocities are taken once per substep; an acceleration only from the substep just ended.
+	float inv_dt = since > 0.5 * h && since < 1.5 * h ? (float)(1.0 / since) : 0.0f;
+	t->points_time = w->time;
+	t->points_h = h;
+	points_job job = {w, pbd_frame_offset(t, w->time), pbd_frame_offset(t, w->time + h), w->time, w->time + h,
+			  new_substep, inv_dt};
+	pbd_parallel_for(w, points_range, w->particles.count, PBD_PARTICLES_PER_RANGE, &job);
+	if (new_substep)
+		t->v_last_time = w->time;
+}
+
+// Whether particle i leaves its track over the substep ending at te: the track ran out, or a
+// point of its motion is farther from the track than the slack (the distance is convex along
+// the motion, so its ends decide). Not finite counts as leaving.
+static bool strays(const pbd_world *w, uint32_t i, double te)
+{
+	const pbd_tracks *t = &w->pairs.tracks;
+	if (te > t->expiry[i])
+		return true;
+	float b = t->slack[i];
+	if (!(pbd_distance_up(start_of(w, i), t->from[i]) <= b) ||
+	    !(pbd_distance_up(v3_of4(w->particles.p[i]), t->to[i]) <= b))
+		return true;
+	return pbd_carried(w, i) && !(pbd_distance_up(v3_of4(w->particles.x[i]), t->from[i]) <= b);
+}
+
+typedef struct stray_job {
+	pbd_world *w;
+	double te;
+} stray_job;
+
+static void stray_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	const stray_job *job = context;
+	for (int i = start; i < end; ++i)
+		job->w->pairs.tracks.straying[i] = strays(job->w, (uint32_t)i, job->te);
+}
+
+int pbd_tracks_find_strays(pbd_world *w, float h)
+{
+	pbd_pairs *pr = &w->pairs;
+	stray_job job = {w, w->time + h};
+	pbd_parallel_for(w, stray_range, w->particles.count, PBD_PARTICLES_PER_RANGE, &job);
+	pr->stray_count = 0;
+	for (int i = 0; i < w->particles.count; ++i)
+		if (pr->tracks.straying[i])
+			pr->strays[pr->stray_count++] = (uint32_t)i;
+	return pr->stray_count;
+}
+
+// ---- Drifts (pairs.h): how far each particle is from its track.
+
+typedef struct drift_job {
+	pbd_world *w;
+	bool sweep;
+} drift_job;
+
+static void drift_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	const drift_job *job = context;
+	pbd_world *w = job->w;
+	pbd_tracks *t = &w->pairs.tracks;
+	const pbd_v4 *s = pbd_motion_starts(w);
+	for (int i = start; i < end; ++i) {
+		pbd_v3 p = v3_of4(w->particles.p[i]);
+		float d = pbd_distance_up(p, t->to[i]);
+		if (job->sweep) {
+			// The motion from its start to p, against the track from its start to its end: the
+			// offset between the two is affine in time, and a motion the guard shortens stays
+			// on its segment, so the start against both track ends and p against the end
+			// bound it.
+			pbd_v3 a = v3_of4(s[i]);
+			d = maxf(d, maxf(pbd_distance_up(a, t->from[i]), pbd_distance_up(a, t->to[i])));
+		}
+		t->drift[i] = isfinite(d) ? d : INFINITY;
+	}
+}
+
+static void drift_all(pbd_world *w, bool sweep)
+{
+	pbd_pairs *pr = &w->pairs;
+	if (!pr->valid || pr->nothing_to_pair || pr->vt_count + pr->ee_count == 0)
+		return;  // no pairs of triangles or edges, nothing to decide
+	PBD_ASSERT(pr->tracks.capacity >= w->particles.count && pr->tracks.points_time == w->time);
+	drift_job job = {w, sweep};
+	pbd_parallel_for(w, drift_range, w->particles.count, PBD_PARTICLES_PER_RANGE, &job);
+}
+
+void pbd_pairs_drift(pbd_world *w, float h)
+{
+	PBD_UNUSED(h);
+	drift_all(w, false);
+}
+
+void pbd_pairs_sweep_drift(pbd_world *w)
+{
+	drift_all(w, true);
+}
