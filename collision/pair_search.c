@@ -351,6 +351,10 @@ static float cell_size(const pbd_world *w)
 
 // ---- Pairs of patches
 
+// Primitives of a patch taken through the quick filter at once (patches have 8 triangles and
+// about as many edges as three times that; larger ones are gone through one by one).
+#define PATCH_NEAR_MAX 64
+
 static bool is_affected(const pbd_world *w, uint32_t p) { return w->pairs.patch_stamp[p] == w->pairs.update_serial; }
 
 // Every pair of primitives of patches a and b (a == b: of one patch) whose boxes overlap is
@@ -369,17 +373,49 @@ static void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, 
 	const pbd_aabb *vbox = pr->boxes, *tbox = pr->boxes + w->particles.count,
 		       *ebox = pr->boxes + w->particles.count + w->topology.tri_count;
 	const uint32_t *own = pr->patch_own, *tris = pr->patch_tris, *edges = pr->patch_edges;
+	// Only the primitives of one side whose boxes reach the other patch's box can pair: a few,
+	// where two layers' patches overlap at their edges.
+	uint32_t near[2][PATCH_NEAR_MAX];
 	for (int side = 0; side < (a == b ? 1 : 2); ++side) {
 		uint32_t p = side ? b : a, q = side ? a : b;
-		for (int i = pr->patch_own_start[p]; i < pr->patch_own_start[p + 1]; ++i)
-			for (int k = pr->patch_tri_start[q]; k < pr->patch_tri_start[q + 1]; ++k)
+		int n = 0;
+		pbd_aabb other = pr->patch_boxes[q];
+		for (int i = pr->patch_tri_start[q]; i < pr->patch_tri_start[q + 1] && n < PATCH_NEAR_MAX; ++i)
+			if (overlap(tbox[tris[i]], pr->patch_boxes[p]))
+				near[0][n++] = tris[i];
+		for (int i = pr->patch_own_start[p]; i < pr->patch_own_start[p + 1]; ++i) {
+			if (!overlap(vbox[own[i]], other))
+				continue;
+			for (int k = 0; k < n; ++k)
+				if (overlap(vbox[own[i]], tbox[near[0][k]]))
+					try_vt(w, chunk, own[i], near[0][k]);
+			// Patches of more than PATCH_NEAR_MAX triangles: the rest one by one.
+			for (int k = pr->patch_tri_start[q] + n; n == PATCH_NEAR_MAX && k < pr->patch_tri_start[q + 1]; ++k)
 				if (overlap(vbox[own[i]], tbox[tris[k]]))
 					try_vt(w, chunk, own[i], tris[k]);
+		}
 	}
-	for (int i = pr->patch_edge_start[a]; i < pr->patch_edge_start[a + 1]; ++i)
-		for (int k = a == b ? i + 1 : pr->patch_edge_start[b]; k < pr->patch_edge_start[b + 1]; ++k)
-			if (overlap(ebox[edges[i]], ebox[edges[k]]))
-				try_ee(w, chunk, edges[i], edges[k]);
+	int na = 0, nb = 0;
+	for (int i = pr->patch_edge_start[a]; i < pr->patch_edge_start[a + 1] && na < PATCH_NEAR_MAX; ++i)
+		if (overlap(ebox[edges[i]], pr->patch_boxes[b]))
+			near[0][na++] = edges[i];
+	for (int i = pr->patch_edge_start[b]; i < pr->patch_edge_start[b + 1] && nb < PATCH_NEAR_MAX; ++i)
+		if (overlap(ebox[edges[i]], pr->patch_boxes[a]))
+			near[1][nb++] = edges[i];
+	bool all = na < PATCH_NEAR_MAX && nb < PATCH_NEAR_MAX;
+	if (all) {
+		for (int i = 0; i < na; ++i)
+			for (int k = a == b ? i + 1 : 0; k < (a == b ? na : nb); ++k) {
+				uint32_t e = near[0][i], f = a == b ? near[0][k] : near[1][k];
+				if (overlap(ebox[e], ebox[f]))
+					try_ee(w, chunk, e, f);
+			}
+	} else {
+		for (int i = pr->patch_edge_start[a]; i < pr->patch_edge_start[a + 1]; ++i)
+			for (int k = a == b ? i + 1 : pr->patch_edge_start[b]; k < pr->patch_edge_start[b + 1]; ++k)
+				if (overlap(ebox[edges[i]], ebox[edges[k]]))
+					try_ee(w, chunk, edges[i], edges[k]);
+	}
 	if (w->bodies.slots[body_a].kind != PBD_BODY_PARTICLES && w->bodies.slots[body_b].kind != PBD_BODY_PARTICLES)
 		return;
 	for (int i = pr->patch_own_start[a]; i < pr->patch_own_start[a + 1]; ++i)

@@ -71,9 +71,6 @@ static bool reserve_strays(pbd_world *w)
 		return true;
 	int cap = maxi(n, 2 * pr->strays_capacity);
 	pbd_free_array(w, pr->strays, (size_t)pr->strays_capacity, sizeof *pr->strays);
-	pbd_free_array(w, pr->sort_keys, (size_t)pr->sort_capacity * 2, sizeof *pr->sort_keys);
-	pbd_free_array(w, pr->sort_index, (size_t)pr->sort_capacity * 2, sizeof *pr->sort_index);
-	pbd_free(w, pr->sort_items, pr->sort_items_bytes);
 	pr->strays = pbd_alloc_array(w, (size_t)cap, sizeof *pr->strays);
 	pr->strays_capacity = pr->strays ? cap : 0;
 	return pr->strays != NULL;
