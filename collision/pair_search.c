@@ -351,9 +351,9 @@ static float cell_size(const pbd_world *w)
 
 // ---- Pairs of patches
 
-// Primitives of a patch taken through the quick filter at once (patches have 8 triangles and
-// about as many edges as three times that; larger ones are gone through one by one).
-#define PATCH_NEAR_MAX 64
+// Room for a patch's triangles or edges that pass the quick filter: a patch has at most
+// PBD_PATCH_TRIANGLES triangles, and owns at most three edges of each.
+#define PATCH_NEAR_MAX (3 * PBD_PATCH_TRIANGLES)
 
 static bool is_affected(const pbd_world *w, uint32_t p) { return w->pairs.patch_stamp[p] == w->pairs.update_serial; }
 
@@ -380,7 +380,8 @@ static void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, 
 		uint32_t p = side ? b : a, q = side ? a : b;
 		int n = 0;
 		pbd_aabb other = pr->patch_boxes[q];
-		for (int i = pr->patch_tri_start[q]; i < pr->patch_tri_start[q + 1] && n < PATCH_NEAR_MAX; ++i)
+		PBD_ASSERT(pr->patch_tri_start[q + 1] - pr->patch_tri_start[q] <= PATCH_NEAR_MAX);
+		for (int i = pr->patch_tri_start[q]; i < pr->patch_tri_start[q + 1]; ++i)
 			if (overlap(tbox[tris[i]], pr->patch_boxes[p]))
 				near[0][n++] = tris[i];
 		for (int i = pr->patch_own_start[p]; i < pr->patch_own_start[p + 1]; ++i) {
@@ -389,33 +390,23 @@ static void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, 
 			for (int k = 0; k < n; ++k)
 				if (overlap(vbox[own[i]], tbox[near[0][k]]))
 					try_vt(w, chunk, own[i], near[0][k]);
-			// Patches of more than PATCH_NEAR_MAX triangles: the rest one by one.
-			for (int k = pr->patch_tri_start[q] + n; n == PATCH_NEAR_MAX && k < pr->patch_tri_start[q + 1]; ++k)
-				if (overlap(vbox[own[i]], tbox[tris[k]]))
-					try_vt(w, chunk, own[i], tris[k]);
 		}
 	}
 	int na = 0, nb = 0;
-	for (int i = pr->patch_edge_start[a]; i < pr->patch_edge_start[a + 1] && na < PATCH_NEAR_MAX; ++i)
+	PBD_ASSERT(pr->patch_edge_start[a + 1] - pr->patch_edge_start[a] <= PATCH_NEAR_MAX &&
+		   pr->patch_edge_start[b + 1] - pr->patch_edge_start[b] <= PATCH_NEAR_MAX);
+	for (int i = pr->patch_edge_start[a]; i < pr->patch_edge_start[a + 1]; ++i)
 		if (overlap(ebox[edges[i]], pr->patch_boxes[b]))
 			near[0][na++] = edges[i];
-	for (int i = pr->patch_edge_start[b]; i < pr->patch_edge_start[b + 1] && nb < PATCH_NEAR_MAX; ++i)
+	for (int i = pr->patch_edge_start[b]; i < pr->patch_edge_start[b + 1]; ++i)
 		if (overlap(ebox[edges[i]], pr->patch_boxes[a]))
 			near[1][nb++] = edges[i];
-	bool all = na < PATCH_NEAR_MAX && nb < PATCH_NEAR_MAX;
-	if (all) {
-		for (int i = 0; i < na; ++i)
-			for (int k = a == b ? i + 1 : 0; k < (a == b ? na : nb); ++k) {
-				uint32_t e = near[0][i], f = a == b ? near[0][k] : near[1][k];
-				if (overlap(ebox[e], ebox[f]))
-					try_ee(w, chunk, e, f);
-			}
-	} else {
-		for (int i = pr->patch_edge_start[a]; i < pr->patch_edge_start[a + 1]; ++i)
-			for (int k = a == b ? i + 1 : pr->patch_edge_start[b]; k < pr->patch_edge_start[b + 1]; ++k)
-				if (overlap(ebox[edges[i]], ebox[edges[k]]))
-					try_ee(w, chunk, edges[i], edges[k]);
-	}
+	for (int i = 0; i < na; ++i)
+		for (int k = a == b ? i + 1 : 0; k < (a == b ? na : nb); ++k) {
+			uint32_t e = near[0][i], f = a == b ? near[0][k] : near[1][k];
+			if (overlap(ebox[e], ebox[f]))
+				try_ee(w, chunk, e, f);
+		}
 	if (w->bodies.slots[body_a].kind != PBD_BODY_PARTICLES && w->bodies.slots[body_b].kind != PBD_BODY_PARTICLES)
 		return;
 	for (int i = pr->patch_own_start[a]; i < pr->patch_own_start[a + 1]; ++i)

@@ -34,6 +34,10 @@
 // keeps PBD_KEPT_REST_SHARE of its rest distance instead of the thickness (pair_search.c).
 #define PBD_KEPT_REST_SHARE 0.5
 
+// Triangles per patch (patches.c): small enough that a gently curved cloth still fits one rigid
+// motion to a fraction of a millimetre, large enough that a flat cloth's patch pairs are few.
+#define PBD_PATCH_TRIANGLES 8
+
 // ---- tracks.c
 
 // Room for the tracks of n particles (contents undefined until set); false when out of memory.

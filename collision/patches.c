@@ -15,25 +15,22 @@
 
 #include "pair_search.h"
 
-// Triangles per patch: small enough that a gently curved cloth still fits one rigid motion to
-// a fraction of a millimetre, large enough that a flat cloth's patch pairs are few.
-#define PATCH_TRIANGLES 8
 
 // ---- Building, when the topology changes
 
 // Grows patch p from triangle `seed` over triangles that share a corner, breadth first, until
-// it holds PATCH_TRIANGLES (or its piece of cloth runs out). `queue` has room for them all.
+// it holds PBD_PATCH_TRIANGLES (or its piece of cloth runs out). `queue` has room for them all.
 static void grow_patch(pbd_world *w, int seed, int p, uint32_t *queue)
 {
 	pbd_pairs *pr = &w->pairs;
 	int head = 0, tail = 0;
 	queue[tail++] = (uint32_t)seed;
 	pr->tri_patch[seed] = (uint32_t)p;
-	while (head < tail && head < PATCH_TRIANGLES) {
+	while (head < tail && head < PBD_PATCH_TRIANGLES) {
 		uint32_t t = queue[head++];
-		for (int k = 0; k < 3 && tail < PATCH_TRIANGLES; ++k) {
+		for (int k = 0; k < 3 && tail < PBD_PATCH_TRIANGLES; ++k) {
 			uint32_t v = w->topology.tri[3 * t + k];
-			for (int a = pr->adjacent_start[v]; a < pr->adjacent_start[v + 1] && tail < PATCH_TRIANGLES; ++a) {
+			for (int a = pr->adjacent_start[v]; a < pr->adjacent_start[v + 1] && tail < PBD_PATCH_TRIANGLES; ++a) {
 				uint32_t u = pr->adjacent[a];
 				if ((int)u >= w->topology.tri_count || pr->tri_patch[u] != UINT32_MAX)
 					continue;
@@ -223,7 +220,7 @@ bool pbd_patches_build(pbd_world *w)
 	pr->patch_tris = alloc_u32(w, nt, &pr->patch_tris_capacity);
 	pr->patch_own = alloc_u32(w, np, &pr->patch_own_capacity);
 	pr->patch_edges = alloc_u32(w, ne, &pr->patch_edges_capacity);
-	uint32_t *queue = pbd_alloc_array(w, PATCH_TRIANGLES, sizeof *queue);
+	uint32_t *queue = pbd_alloc_array(w, PBD_PATCH_TRIANGLES, sizeof *queue);
 	bool ok = pr->tri_patch && pr->edge_patch && pr->vertex_patch && pr->particle_patch_start && pr->patch_tris &&
 		  pr->patch_own && pr->patch_edges && queue;
 	int patches = 0;
@@ -247,7 +244,7 @@ bool pbd_patches_build(pbd_world *w)
 		group_by_patch(patches, pr->edge_patch, ne, pr->patch_edge_start, pr->patch_edges);
 		ok = list_corners(w);
 	}
-	pbd_free_array(w, queue, PATCH_TRIANGLES, sizeof *queue);
+	pbd_free_array(w, queue, PBD_PATCH_TRIANGLES, sizeof *queue);
 	if (!ok) {
 		pbd_patches_free(w);
 		return false;
