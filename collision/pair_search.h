@@ -27,7 +27,7 @@
 #define PBD_TRACK_LENGTH_RADII 4.0f
 #endif
 #ifndef PBD_TRACK_REST_SHARE
-#define PBD_TRACK_REST_SHARE 0.25f
+#define PBD_TRACK_REST_SHARE 0.5f
 #endif
 
 // A pair of one cloth that is closer than thickness / PBD_KEPT_REST_SHARE in the rest shape
