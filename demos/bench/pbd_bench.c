@@ -15,6 +15,7 @@
 
 #include "scenes.h"
 
+#include "fast_colliders.h"
 #include "plot.h"
 
 #define MAX_LIST 16
@@ -34,6 +35,8 @@ typedef struct bench_options {
 	const char *plot;
 	int targets;      // 0: skip the target section
 	int contacts_only;  // --contact-targets: only the contact targets
+	int fast_only;      // --fast-colliders: only the fast-collider scenes
+	double fast_budget_s;  // per fast-collider run
 	int substeps, iterations;
 } bench_options;
 
@@ -72,13 +75,16 @@ static void usage(FILE *out)
 		"usage: pbd-bench [--scenes a,b,...] [--res 32,64,...] [--threads 1,2] [--self on|off|both]\n"
 		"                 [--frames N] [--warmup N] [--reps N] [--budget SECONDS] [--substeps K]\n"
 		"                 [--iterations K] [--csv FILE] [--plot FILE.png] [--no-targets] [--quick]\n"
-		"                 [--contact-targets]\n\n"
+		"                 [--contact-targets] [--fast-colliders]\n\n"
 		"  defaults: scenes hang,drop,drape,fold,twist,bullet; res 32,64,128,256; threads 1,2;\n"
 		"  self both; 200 frames after 30 warm-up frames, 5 repetitions; at most 60 s per row\n"
 		"  (a row that runs out of time reports what it measured and is marked partial).\n"
 		"  --quick: res 32,64, 60 frames, 2 repetitions, 10 s per row.\n"
 		"  --contact-targets: only the targets of contacts at game speed (every scene, self-collision\n"
-		"  overhead, broad-phase searches, candidates, memory after a transient).\n");
+		"  overhead, broad-phase searches, candidates, memory after a transient), then the fast colliders.\n"
+		"  --fast-colliders: only the fast-collider scenes (a capsule swept through a curtain, a bar\n"
+		"  pushing it, a cloth dropped on a box's ridge and over a table's edge), 30 s per run at most\n"
+		"  (--budget sets it).\n");
 }
 
 static int parse_int_list(const char *s, int *out, int max)
@@ -101,7 +107,7 @@ static int parse_args(int argc, char **argv, bench_options *o, char *scene_buf, 
 	static const char *all_scenes[] = {"hang", "drop", "drape", "fold", "twist", "bullet"};
 	*o = (bench_options){.res = {32, 64, 128, 256}, .res_count = 4, .threads = {1, 2}, .thread_count = 2,
 			     .self = {1, 0}, .self_count = 2, .frames = 200, .warmup = 30, .reps = 5, .budget_s = 60.0,
-			     .targets = 1};
+			     .targets = 1, .fast_budget_s = 30.0};
 	for (int i = 0; i < 6; ++i)
 		o->scenes[o->scene_count++] = all_scenes[i];
 	for (int i = 1; i < argc; ++i) {
@@ -118,6 +124,8 @@ static int parse_args(int argc, char **argv, bench_options *o, char *scene_buf, 
 			o->targets = 0;
 		} else if (!strcmp(a, "--contact-targets")) {
 			o->contacts_only = 1;
+		} else if (!strcmp(a, "--fast-colliders")) {
+			o->fast_only = 1;
 		} else if (!v) {
 			fprintf(stderr, "pbd-bench: %s needs a value\n", a);
 			return -1;
@@ -179,6 +187,7 @@ static int parse_args(int argc, char **argv, bench_options *o, char *scene_buf, 
 				fprintf(stderr, "pbd-bench: bad --budget '%s'\n", v);
 				return -1;
 			}
+			o->fast_budget_s = o->budget_s;
 			++i;
 		} else if (!strcmp(a, "--csv")) {
 			o->csv = v, ++i;
@@ -386,8 +395,8 @@ static void write_csv(FILE *f, const bench_row *rows, int n)
 	}
 }
 
-static void print_target(const char *what, double measured, const char *unit, const char *op, double limit,
-			 const char *note)
+void bench_print_target(const char *what, double measured, const char *unit, const char *op, double limit,
+			const char *note)
 {
 	int met = !strcmp(op, "<=") ? measured <= limit : measured >= limit;
 	printf("  %-66s %10.3f %-6s target %s %-8g %s%s%s\n", what, measured, unit, op, limit, met ? "MET" : "MISSED",
@@ -442,15 +451,15 @@ static void run_targets(const bench_options *o, bench_row *rows, int *count, int
 		rows[(*count)++] = hang2;
 	const char *model = "pbd's one bending model (isometric) in both rows";
 	if (ok1) {
-		print_target("hang 128x128 floor, 5x1, distance-bending target, 1 thread", hang1.ms_median, "ms", "<=", 1.8,
+		bench_print_target("hang 128x128 floor, 5x1, distance-bending target, 1 thread", hang1.ms_median, "ms", "<=", 1.8,
 			     model);
-		print_target("hang 128x128 floor, 5x1, default bending, 1 thread", hang1.ms_median, "ms", "<=", 5.0, NULL);
+		bench_print_target("hang 128x128 floor, 5x1, default bending, 1 thread", hang1.ms_median, "ms", "<=", 5.0, NULL);
 	}
 	if (ok2)
-		print_target("hang 128x128 floor, 5x1, distance-bending target, 2 threads", hang2.ms_median, "ms", "<=",
+		bench_print_target("hang 128x128 floor, 5x1, distance-bending target, 2 threads", hang2.ms_median, "ms", "<=",
 			     1.0, model);
 	if (ok1 && ok2)
-		print_target("hang 128x128: speed-up of 2 threads over 1", hang1.ms_median / hang2.ms_median, "x",
+		bench_print_target("hang 128x128: speed-up of 2 threads over 1", hang1.ms_median / hang2.ms_median, "x",
 			     ">=", 1.7, NULL);
 	bench_row h256a, h256b;
 	if (run_row("hang", 256, 1, 0, &t, &h256a) == 0 && run_row("hang", 256, 2, 0, &t, &h256b) == 0) {
@@ -458,21 +467,21 @@ static void run_targets(const bench_options *o, bench_row *rows, int *count, int
 			rows[(*count)++] = h256a;
 			rows[(*count)++] = h256b;
 		}
-		print_target("hang 256x256: speed-up of 2 threads over 1", h256a.ms_median / h256b.ms_median, "x", ">=",
+		bench_print_target("hang 256x256: speed-up of 2 threads over 1", h256a.ms_median / h256b.ms_median, "x", ">=",
 			     1.7, NULL);
 	}
 	bench_row fold;
 	if (run_row("fold", 128, 2, 1, o, &fold) == 0) {
 		if (*count < capacity)
 			rows[(*count)++] = fold;
-		print_target("fold 128x128, self-collision + CCD guard, 2 threads", fold.ms_median, "ms", "<=", 16.7,
+		bench_print_target("fold 128x128, self-collision + CCD guard, 2 threads", fold.ms_median, "ms", "<=", 16.7,
 			     fold.partial ? "(partial: time budget)" : NULL);
-		print_target("memory per particle at 128x128 (fold, engine-owned peak)", fold.bytes_per_particle, "B",
+		bench_print_target("memory per particle at 128x128 (fold, engine-owned peak)", fold.bytes_per_particle, "B",
 			     "<=", 1024.0, NULL);
 	}
 	int finite = 0;
 	float strain = light_cloth_strain(&finite);
-	print_target("light cloth 0.25 kg/m^2, 1.5 cm, 128x128, 2 corners: max edge strain", 100.0 * strain, "%", "<=",
+	bench_print_target("light cloth 0.25 kg/m^2, 1.5 cm, 128x128, 2 corners: max edge strain", 100.0 * strain, "%", "<=",
 		     10.0, finite ? NULL : "NOT FINITE");
 }
 
@@ -589,11 +598,11 @@ static void run_contact_targets(void)
 			continue;
 		const char *note = p.partial ? "(partial: 120 s budget)" : NULL;
 		snprintf(what, sizeof what, "%s, 600 frames: median ms/frame", sc->name);
-		print_target(what, p.ms_median, "ms", "<=", 4.0, note);
+		bench_print_target(what, p.ms_median, "ms", "<=", 4.0, note);
 		snprintf(what, sizeof what, "%s, 600 frames: 99th percentile ms/frame", sc->name);
-		print_target(what, p.ms_p99, "ms", "<=", 12.0, note);
+		bench_print_target(what, p.ms_p99, "ms", "<=", 12.0, note);
 		snprintf(what, sizeof what, "%s: full candidate searches per frame (mean)", sc->name);
-		print_target(what, p.builds_per_frame, "", "<=", 1.0, note);
+		bench_print_target(what, p.builds_per_frame, "", "<=", 1.0, note);
 	}
 	const char *self_scenes[] = {"hang", "drape", "fold", "twist"};
 	const int self_res[] = {64, 128};
@@ -606,13 +615,13 @@ static void run_contact_targets(void)
 			char what[96];
 			snprintf(what, sizeof what, "%s %dx%d: self-collision on / off (120 frames, medians)", self_scenes[k],
 				 self_res[r], self_res[r]);
-			print_target(what, on.ms_median / off.ms_median, "x", "<=", 2.5, on.partial ? "(partial)" : NULL);
+			bench_print_target(what, on.ms_median / off.ms_median, "x", "<=", 2.5, on.partial ? "(partial)" : NULL);
 		}
 	frame_profile fold;
 	if (profile_scene("fold", 128, 1, 1, 300, 120.0, &fold) == 0) {
-		print_target("fold 128x128: vertex-triangle candidates per vertex, worst frame", fold.vt_per_vertex, "",
+		bench_print_target("fold 128x128: vertex-triangle candidates per vertex, worst frame", fold.vt_per_vertex, "",
 			     "<=", 8.0, fold.partial ? "(partial)" : NULL);
-		print_target("fold 128x128: edge-edge candidates per edge, worst frame", fold.ee_per_edge, "", "<=", 8.0,
+		bench_print_target("fold 128x128: edge-edge candidates per edge, worst frame", fold.ee_per_edge, "", "<=", 8.0,
 			     fold.partial ? "(partial)" : NULL);
 	}
 	size_t quiet, peak, after;
@@ -620,7 +629,7 @@ static void run_contact_targets(void)
 	char note[96];
 	snprintf(note, sizeof note, "(%.2f MB before, %.2f MB at the hit, %.2f MB after)", quiet / 1e6, peak / 1e6,
 		 after / 1e6);
-	print_target("curtain 32x32 hit at 30 m/s: live memory 300 steps after / before", quiet ? (double)after / quiet : 0.0,
+	bench_print_target("curtain 32x32 hit at 30 m/s: live memory 300 steps after / before", quiet ? (double)after / quiet : 0.0,
 		     "x", "<=", 2.0, note);
 }
 
@@ -645,8 +654,14 @@ int main(int argc, char **argv)
 	if (!rows)
 		return 1;
 	int count = 0;
+	if (o.fast_only) {
+		run_fast_collider_targets(o.fast_budget_s);
+		free(rows);
+		return 0;
+	}
 	if (o.contacts_only) {
 		run_contact_targets();
+		run_fast_collider_targets(o.fast_budget_s);
 		free(rows);
 		return 0;
 	}
@@ -665,6 +680,7 @@ int main(int argc, char **argv)
 	if (o.targets) {
 		run_targets(&o, rows, &count, capacity);
 		run_contact_targets();
+		run_fast_collider_targets(o.fast_budget_s);
 	}
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
