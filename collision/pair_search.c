@@ -603,14 +603,9 @@ bool pbd_pair_chunks_join(pbd_world *w, int64_t limit)
 static bool reserve_boxes(pbd_world *w)
 {
 	pbd_pairs *pr = &w->pairs;
-	int need = w->particles.count + w->topology.tri_count + w->topology.edge_count;
-	if (need <= pr->box_capacity)
-		return true;
-	int cap = maxi(need, 2 * pr->box_capacity);
-	pbd_free_array(w, pr->boxes, (size_t)pr->box_capacity, sizeof *pr->boxes);
-	pr->boxes = pbd_alloc_array(w, (size_t)cap, sizeof *pr->boxes);
-	pr->box_capacity = pr->boxes ? cap : 0;
-	return pr->boxes != NULL;
+	const pbd_array_ref boxes[] = {{(void **)&pr->boxes, sizeof *pr->boxes}};
+	return pbd_reserve_scratch_arrays(w, boxes, 1, &pr->box_capacity,
+					  w->particles.count + w->topology.tri_count + w->topology.edge_count);
 }
 
 // The triangles and the edges (primitive numbers: triangles, then edges) of each particle, in

@@ -66,14 +66,8 @@ static void note_peaks(pbd_world *w)
 static bool reserve_strays(pbd_world *w)
 {
 	pbd_pairs *pr = &w->pairs;
-	int n = w->particles.count;
-	if (n <= pr->strays_capacity)
-		return true;
-	int cap = maxi(n, 2 * pr->strays_capacity);
-	pbd_free_array(w, pr->strays, (size_t)pr->strays_capacity, sizeof *pr->strays);
-	pr->strays = pbd_alloc_array(w, (size_t)cap, sizeof *pr->strays);
-	pr->strays_capacity = pr->strays ? cap : 0;
-	return pr->strays != NULL;
+	const pbd_array_ref strays[] = {{(void **)&pr->strays, sizeof *pr->strays}};
+	return pbd_reserve_scratch_arrays(w, strays, 1, &pr->strays_capacity, w->particles.count);
 }
 
 // ---- The canonical order
