@@ -137,27 +137,38 @@ typedef struct edge_list {
 	int count;
 } edge_list;
 
-// The cloth's edges, each once, with their lengths in the first frame.
+static int compare_keys(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+// The cloth's edges, each once (sorted by their ends), with their lengths in the first frame.
 static bool edges_from_triangles(const uint32_t *tri, int tri_count, const float *x, edge_list *out)
 {
-	out->ends = malloc(sizeof *out->ends * (size_t)tri_count * 3);
-	out->rest = malloc(sizeof *out->rest * (size_t)tri_count * 3);
+	size_t most = (size_t)tri_count * 3;
+	uint64_t *keys = malloc(sizeof *keys * most);
+	out->ends = malloc(sizeof *out->ends * most);
+	out->rest = malloc(sizeof *out->rest * most);
 	out->count = 0;
-	if (!out->ends || !out->rest)
+	if (!keys || !out->ends || !out->rest) {
+		free(keys);
 		return false;
-	for (int t = 0; t < tri_count; ++t)
-		for (int k = 0; k < 3; ++k) {
-			uint32_t a = tri[3 * t + k], b = tri[3 * t + (k + 1) % 3];
-			uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
-			bool seen = false;  // an edge shared by two triangles: keep the first
-			for (int j = out->count - 1; j >= 0 && j >= out->count - 6 && !seen; --j)
-				seen = out->ends[j][0] == lo && out->ends[j][1] == hi;
-			if (seen)
-				continue;
-			out->ends[out->count][0] = lo;
-			out->ends[out->count][1] = hi;
-			out->rest[out->count++] = dlen(dsub(vertex_at(x, a), vertex_at(x, b)));
-		}
+	}
+	for (size_t k = 0; k < most; ++k) {
+		uint32_t a = tri[k], b = tri[k % 3 == 2 ? k - 2 : k + 1];
+		keys[k] = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+	}
+	qsort(keys, most, sizeof *keys, compare_keys);
+	for (size_t k = 0; k < most; ++k) {
+		if (k > 0 && keys[k] == keys[k - 1])
+			continue;  // an edge shared by two triangles
+		uint32_t a = (uint32_t)(keys[k] >> 32), b = (uint32_t)keys[k];
+		out->ends[out->count][0] = a;
+		out->ends[out->count][1] = b;
+		out->rest[out->count++] = dlen(dsub(vertex_at(x, a), vertex_at(x, b)));
+	}
+	free(keys);
 	return true;
 }
 
