@@ -78,9 +78,14 @@ static bool accd(const pbd_d3 x0[4], const pbd_d3 x1[4], int split, distance_fn 
 	double d = distance(x0);
 	if (d <= rounding)
 		return true;  // touching at the start
-	// A pair that starts closer than min_distance may not halve its gap: it can always move
-	// apart, and never through.
-	min_distance = fmin(min_distance, 0.5 * d);
+	// A pair that starts closer than min_distance may move apart, and close in no further than
+	// half of min_distance (the floor): were it allowed to halve what is left each time, it
+	// would tend to zero over many substeps, where float rounding of the positions crosses it.
+	// A pair at the floor or below it (rounding, or a motion the guard cannot stop, put it
+	// there) may only move apart or slide: it closes in by a millionth of its distance at most.
+	double floor_distance = 0.5 * min_distance;
+	if (d < min_distance)
+		min_distance = d > floor_distance ? floor_distance : (1.0 - 1e-6) * d;
 	if (lp <= 0.0)
 		return false;  // rigid translation: the distance never changes
 	double gap = ACCD_GAP * (d - min_distance);

@@ -232,12 +232,71 @@ static int random_crossings_found(void)
 	return 0;
 }
 
+// The guard's use of a minimum distance, substep after substep: a vertex pressed down onto a
+// triangle (or an edge onto an edge) is stopped at the time the test reports, backed off as
+// the guard does, and pressed again. Starting inside the minimum distance, it may move away
+// freely but never close in below half of it: repeated halving of what is left would tend to
+// zero, where rounding positions to float crosses the pair.
+static double pressed_repeatedly(bool edge_edge, double start, double min_distance)
+{
+	pbd_d3 x[4];
+	if (edge_edge) {
+		const pbd_d3 e[4] = {{0.5, -1, start}, {0.5, 1, start}, {0, 0, 0}, {1, 0, 0}};
+		memcpy(x, e, sizeof x);
+	} else {
+		const pbd_d3 v[4] = {{0.25, 0.25, start}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+		memcpy(x, v, sizeof x);
+	}
+	int moving = edge_edge ? 2 : 1;
+	double closest = start;
+	for (int substep = 0; substep < 200; ++substep) {
+		pbd_d3 x1[4];
+		memcpy(x1, x, sizeof x1);
+		for (int j = 0; j < moving; ++j)
+			x1[j].z -= 0.01;  // straight through
+		double toi;
+		bool hit = edge_edge ? pbd_ccd_edge_edge(x, x1, min_distance, &toi)
+				     : pbd_ccd_vertex_triangle(x, x1, min_distance, &toi);
+		double f = hit ? 0.98 * toi : 1.0;
+		for (int j = 0; j < moving; ++j)
+			x[j].z += f * (x1[j].z - x[j].z);
+		closest = fmin(closest, x[0].z);
+	}
+	return closest;
+}
+
+static int pressed_inside_min_distance(void)
+{
+	const double gap = 1e-3;
+	for (int ee = 0; ee < 2; ++ee) {
+		double closest = pressed_repeatedly(ee, 0.8 * gap, gap);
+		// At the floor, rounding tips it below, where a millionth of the distance may go per press.
+		if (closest < 0.5 * gap * pow(1.0 - 1e-6, 200) || closest > 0.8 * gap) {
+			fprintf(stderr, "  %s started at 0.8 of the gap, came to %.17g of it\n", ee ? "edge" : "vertex",
+				closest / gap);
+			return 1;
+		}
+		// Found closer than half the gap: it holds (a millionth may go each time it is pressed).
+		closest = pressed_repeatedly(ee, 0.2 * gap, gap);
+		CHECK(closest >= 0.2 * gap * pow(1.0 - 1e-6, 200) && closest <= 0.2 * gap);
+		// Outside the gap, it stops there.
+		closest = pressed_repeatedly(ee, 5.0 * gap, gap);
+		CHECK(closest >= gap && closest < 1.2 * gap);
+	}
+	// Moving away from inside the gap is never stopped.
+	pbd_d3 x0[4] = {{0.25, 0.25, 0.2 * gap}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+	pbd_d3 x1[4] = {{0.25, 0.25, 0.01}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+	double toi;
+	CHECK(!pbd_ccd_vertex_triangle(x0, x1, gap, &toi));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const test_case cases[] = {
 		TEST(coplanar_motion),  TEST(parallel_edges),		 TEST(vertex_on_edge),
 		TEST(zero_motion),      TEST(touching_at_ends),		 TEST(huge_and_tiny_coordinates),
-		TEST(coordinates_beyond_range), TEST(random_crossings_found),
+		TEST(coordinates_beyond_range), TEST(random_crossings_found), TEST(pressed_inside_min_distance),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }
