@@ -48,6 +48,7 @@ bool app_load_scene(app *a, const demo_scene *scene, bool keep_params)
 		for (int i = 0; i < nparams && i < 64; ++i)
 			demo_param_at(i)->set(world, &state, kept[i]);
 	bool same_scene = a->scene == scene;
+	renderer_forget_cloths(a->render);  // the new world's cloths are new, whatever their ids
 	pbd_world_destroy(a->world);
 	a->world = world;
 	a->state = state;

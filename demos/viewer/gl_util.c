@@ -54,33 +54,49 @@ static GLuint compile(GLenum kind, const char *path, char *error, size_t cap)
 	return s;
 }
 
-GLuint gl_program_from_files(const char *dir, const char *name, char *error, size_t cap)
+// Links the vertex shader `vertex` with the fragment shaders `fragments` (a main one and the
+// shared functions it declares, e.g. the lighting every lit surface uses).
+GLuint gl_program_link(const char *dir, const char *vertex, const char *const *fragments, int fragment_count,
+		       char *error, size_t cap)
 {
+	enum { MAX_STAGES = 4 };
+	GLuint shaders[MAX_STAGES];
+	int count = 0;
 	char path[1024];
-	snprintf(path, sizeof path, "%s/%s.vert", dir, name);
-	GLuint vs = compile(GL_VERTEX_SHADER, path, error, cap);
-	if (!vs)
-		return 0;
-	snprintf(path, sizeof path, "%s/%s.frag", dir, name);
-	GLuint fs = compile(GL_FRAGMENT_SHADER, path, error, cap);
-	if (!fs) {
-		glDeleteShader(vs);
-		return 0;
+	snprintf(path, sizeof path, "%s/%s.vert", dir, vertex);
+	shaders[count] = compile(GL_VERTEX_SHADER, path, error, cap);
+	bool ok = shaders[count++] != 0;
+	for (int k = 0; ok && k < fragment_count && count < MAX_STAGES; ++k) {
+		snprintf(path, sizeof path, "%s/%s.frag", dir, fragments[k]);
+		shaders[count] = compile(GL_FRAGMENT_SHADER, path, error, cap);
+		ok = shaders[count++] != 0;
 	}
-	GLuint p = glCreateProgram();
-	glAttachShader(p, vs);
-	glAttachShader(p, fs);
-	glLinkProgram(p);
-	glDeleteShader(vs);
-	glDeleteShader(fs);
-	GLint ok = 0;
-	glGetProgramiv(p, GL_LINK_STATUS, &ok);
-	if (!ok) {
+	GLuint p = 0;
+	if (ok) {
+		p = glCreateProgram();
+		for (int k = 0; k < count; ++k)
+			glAttachShader(p, shaders[k]);
+		glLinkProgram(p);
+	}
+	for (int k = 0; k < count; ++k)
+		if (shaders[k])
+			glDeleteShader(shaders[k]);
+	if (!p)
+		return 0;
+	GLint linked = 0;
+	glGetProgramiv(p, GL_LINK_STATUS, &linked);
+	if (!linked) {
 		char log[1024] = "";
 		glGetProgramInfoLog(p, sizeof log, NULL, log);
-		snprintf(error, cap, "shaders %s/%s.* do not link: %s", dir, name, log);
+		snprintf(error, cap, "shaders %s/%s.* do not link: %s", dir, vertex, log);
 		glDeleteProgram(p);
 		return 0;
 	}
 	return p;
+}
+
+GLuint gl_program_from_files(const char *dir, const char *name, char *error, size_t cap)
+{
+	const char *fragments[1] = {name};
+	return gl_program_link(dir, name, fragments, 1, error, cap);
 }

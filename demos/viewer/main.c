@@ -27,6 +27,7 @@ typedef struct viewer_options {
 	int drop_count;
 	const char *record_dir;   // --record: a PNG of every drawn frame
 	const char *dump_dir;     // --dump: an OBJ of every drawn frame
+	int samples;              // --samples: multisampling; -1: 4 in a live window, 0 in test mode
 } viewer_options;
 
 static void usage(FILE *out)
@@ -36,11 +37,14 @@ static void usage(FILE *out)
 		"                  [--keys FRAME:KEY,...] [--res N] [--threads N] [--shaders DIR]\n"
 		"                  [--cloth FILE.obj [--pin SPEC] [--sphere]] [--material NAME] [--params FILE]\n"
 		"                  [--save-params FILE] [--drop FRAME:FILE.obj] [--record DIR] [--dump DIR]\n"
+		"                  [--samples N]\n"
 		"  --scene NAME       scene to show (default: the first); scenes:");
 	for (int i = 0; i < demo_scene_count(); ++i)
 		fprintf(out, " %s", demo_scene_at(i)->name);
 	fprintf(out, "\n"
 		     "  --size WxH         window size in pixels (default 1280x720)\n"
+		     "  --samples N        multisampling, 0..16 (default 4; 0 with --frames, so test pictures\n"
+		     "                     do not depend on the driver's resolve)\n"
 		     "  --frames N         run exactly N frames at a fixed 1/60 s, then exit 0\n"
 		     "  --screenshot FILE  write a PNG of the last frame (with --frames), and the P key's path\n"
 		     "  --keys LIST        key presses at given frames, e.g. \"10:S,20:shift+S,30:space\"\n"
@@ -73,6 +77,14 @@ static int parse_own_flag(int argc, char **argv, int *i, viewer_options *o)
 			fprintf(stderr, "pbd-viewer: --size needs WxH between 64 and 8192, got '%s'\n", v);
 			return 0;
 		}
+	} else if (strcmp(a, "--samples") == 0) {
+		char *end = NULL;
+		long n = strtol(v, &end, 10);
+		if (end == v || *end || n < 0 || n > 16) {
+			fprintf(stderr, "pbd-viewer: --samples needs 0..16, got '%s'\n", v);
+			return 0;
+		}
+		o->samples = (int)n;
 	} else if (strcmp(a, "--screenshot") == 0) {
 		o->screenshot = v;
 	} else if (strcmp(a, "--keys") == 0) {
@@ -105,6 +117,7 @@ static int parse_args(int argc, char **argv, viewer_options *o)
 	o->common = (demo_flags){.tool = "pbd-viewer", .frames = -1, .threads = 1, .save_params = "pbd-tuning.ini"};
 	o->width = 1280;
 	o->height = 720;
+	o->samples = -1;
 	for (int i = 1; i < argc; ++i) {
 		demo_flag_result shared = demo_flags_parse(&o->common, argc, argv, &i);
 		if (shared == DEMO_FLAG_BAD || (shared == DEMO_FLAG_OTHER && !parse_own_flag(argc, argv, &i, o)))
@@ -278,7 +291,10 @@ int main(int argc, char **argv)
 	glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
 	glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
 	glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-	glfwWindowHint(GLFW_SAMPLES, 0);  // the same pixels on every run and driver setting
+	// Edges smoothed in a live window; test mode draws without unless asked, so that its
+	// pictures do not depend on how a driver resolves the samples.
+	int samples = o.samples >= 0 ? o.samples : o.common.frames >= 0 ? 0 : 4;
+	glfwWindowHint(GLFW_SAMPLES, samples);
 	char title[128];
 	snprintf(title, sizeof title, "pbd - %s", scene->name);
 	GLFWwindow *window = glfwCreateWindow(o.width, o.height, title, NULL, NULL);

@@ -14,7 +14,7 @@ typedef struct mesh {
 } mesh;
 
 typedef struct cloth_buffers {
-	GLuint vao, positions, normals, indices;
+	GLuint vao, positions, normals, rest, indices;  // rest: the positions it was first drawn at
 	int vertex_capacity;
 	int triangle_count;
 	pbd_cloth_id id;
@@ -27,8 +27,17 @@ typedef struct overlay_vertex {
 
 #define OVERLAY_CAPACITY (6 * 20000)
 
+// The key light's shadow map: depth seen from the light, over a box around what casts shadows.
+typedef struct shadow_map {
+	GLuint program, framebuffer, depth;
+	int size;
+	mat4 view_proj;
+	float texel, offset;  // a texel in map coordinates (0: no shadows this frame), lookup offset in m
+} shadow_map;
+
 struct renderer {
 	GLuint cloth_program, solid_program, grid_program, overlay_program;
+	shadow_map shadow;
 	mesh sphere, ball, cylinder, box;
 	GLuint grid_vao, grid_vbo;
 	GLuint instance_vbo;       // free particles: xyz + radius per sphere
@@ -42,6 +51,8 @@ struct renderer {
 };
 
 static const float kLight[3] = {0.35f, 0.9f, 0.45f};
+// The gingham weave's period, m: bands 5 cm wide read at the distance scenes are framed from.
+static const float kWeavePeriod = 0.1f;
 
 static void mesh_upload(mesh *m, const float *vertices, int vertex_count, const GLuint *indices, int index_count)
 {
@@ -123,6 +134,33 @@ static void build_box(mesh *m)
 	mesh_upload(m, v, nv, idx, ni);
 }
 
+// A square depth texture compared in lookups (sampler2DShadow) with linear filtering, which
+// averages four comparisons per lookup; outside it everything is lit.
+static bool shadow_map_create(shadow_map *m, char *error, size_t cap)
+{
+	m->size = 2048;
+	glGenTextures(1, &m->depth);
+	glBindTexture(GL_TEXTURE_2D, m->depth);
+	glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, m->size, m->size, 0, GL_DEPTH_COMPONENT, GL_FLOAT, NULL);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
+	glGenFramebuffers(1, &m->framebuffer);
+	glBindFramebuffer(GL_FRAMEBUFFER, m->framebuffer);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, m->depth, 0);
+	glDrawBuffer(GL_NONE);
+	glReadBuffer(GL_NONE);
+	bool complete = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+	glBindFramebuffer(GL_FRAMEBUFFER, 0);
+	glBindTexture(GL_TEXTURE_2D, 0);
+	if (!complete)
+		snprintf(error, cap, "the shadow map's framebuffer is incomplete");
+	return complete;
+}
+
 renderer *renderer_create(const char *shader_dir, char *error, size_t cap)
 {
 	renderer *r = calloc(1, sizeof *r);
@@ -130,15 +168,19 @@ renderer *renderer_create(const char *shader_dir, char *error, size_t cap)
 		snprintf(error, cap, "out of memory");
 		return NULL;
 	}
-	r->cloth_program = gl_program_from_files(shader_dir, "cloth", error, cap);
+	static const char *const cloth[] = {"cloth", "lighting"}, *const solid[] = {"solid", "lighting"},
+				 *const grid[] = {"grid", "lighting"}, *const shadow[] = {"shadow"};
+	r->cloth_program = gl_program_link(shader_dir, "cloth", cloth, 2, error, cap);
 	if (r->cloth_program)
-		r->solid_program = gl_program_from_files(shader_dir, "solid", error, cap);
+		r->solid_program = gl_program_link(shader_dir, "solid", solid, 2, error, cap);
 	if (r->solid_program)
-		r->grid_program = gl_program_from_files(shader_dir, "grid", error, cap);
-	if (r->grid_program)
+		r->grid_program = gl_program_link(shader_dir, "grid", grid, 2, error, cap);
+	if (r->grid_program)  // the solid vertex shader places cloths (identity model) and shapes alike
+		r->shadow.program = gl_program_link(shader_dir, "solid", shadow, 1, error, cap);
+	if (r->shadow.program)
 		r->overlay_program = gl_program_from_files(shader_dir, "overlay", error, cap);
 	r->overlay = malloc(sizeof *r->overlay * OVERLAY_CAPACITY);
-	if (!r->overlay_program || !r->overlay) {
+	if (!r->overlay_program || !r->overlay || !shadow_map_create(&r->shadow, error, cap)) {
 		renderer_destroy(r);
 		return NULL;
 	}
@@ -184,8 +226,8 @@ void renderer_destroy(renderer *r)
 		cloth_buffers *c = &r->cloths[i];
 		if (c->vao) {
 			glDeleteVertexArrays(1, &c->vao);
-			GLuint b[3] = {c->positions, c->normals, c->indices};
-			glDeleteBuffers(3, b);
+			GLuint b[4] = {c->positions, c->normals, c->rest, c->indices};
+			glDeleteBuffers(4, b);
 		}
 	}
 	if (r->sphere.vao) {
@@ -202,11 +244,26 @@ void renderer_destroy(renderer *r)
 	glDeleteProgram(r->solid_program);
 	glDeleteProgram(r->grid_program);
 	glDeleteProgram(r->overlay_program);
+	glDeleteProgram(r->shadow.program);
+	if (r->shadow.framebuffer)
+		glDeleteFramebuffers(1, &r->shadow.framebuffer);
+	if (r->shadow.depth)
+		glDeleteTextures(1, &r->shadow.depth);
 	if (r->instance_vbo)
 		glDeleteBuffers(1, &r->instance_vbo);
 	free(r->instances);
 	free(r->overlay);
 	free(r);
+}
+
+void renderer_forget_cloths(renderer *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < DEMO_MAX_CLOTHS; ++i) {
+		r->cloths[i].vertex_capacity = -1;  // never equal to a cloth's count: uploaded afresh
+		r->cloths[i].triangle_count = 0;
+	}
 }
 
 // Streams one cloth: positions and normals once per frame; indices when the cloth changes.
@@ -221,11 +278,12 @@ static cloth_buffers *upload_cloth(renderer *r, int slot, const pbd_world *world
 		return NULL;
 	if (!c->vao) {
 		glGenVertexArrays(1, &c->vao);
-		GLuint b[3];
-		glGenBuffers(3, b);
+		GLuint b[4];
+		glGenBuffers(4, b);
 		c->positions = b[0];
 		c->normals = b[1];
-		c->indices = b[2];
+		c->rest = b[2];
+		c->indices = b[3];
 	}
 	glBindVertexArray(c->vao);
 	bool fresh = c->vertex_capacity != n || c->triangle_count != t || c->id.index1 != id.index1 ||
@@ -245,6 +303,12 @@ static cloth_buffers *upload_cloth(renderer *r, int slot, const pbd_world *world
 		glBufferSubData(GL_ARRAY_BUFFER, 0, bytes, nrm);
 	glEnableVertexAttribArray(1);
 	glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 0, (void *)0);
+	if (fresh) {  // the weave is printed on the shape the cloth is first seen in
+		glBindBuffer(GL_ARRAY_BUFFER, c->rest);
+		glBufferData(GL_ARRAY_BUFFER, bytes, x, GL_STATIC_DRAW);
+		glEnableVertexAttribArray(2);
+		glVertexAttribPointer(2, 3, GL_FLOAT, GL_FALSE, 0, (void *)0);
+	}
 	glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, c->indices);
 	if (fresh)
 		glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)(sizeof(uint32_t) * 3 * (size_t)t), tri, GL_STATIC_DRAW);
@@ -254,7 +318,8 @@ static cloth_buffers *upload_cloth(renderer *r, int slot, const pbd_world *world
 	return c;
 }
 
-static void set_common(GLuint program, const mat4 vp, const camera *cam)
+// The uniforms every lit program shares: camera, key light and its shadow map (unit 0).
+static void set_common(const renderer *r, GLuint program, const mat4 vp, const camera *cam)
 {
 	glUseProgram(program);
 	glUniformMatrix4fv(glGetUniformLocation(program, "u_view_proj"), 1, GL_FALSE, (const float *)vp);
@@ -262,6 +327,13 @@ static void set_common(GLuint program, const mat4 vp, const camera *cam)
 	camera_eye(cam, eye);
 	glUniform3fv(glGetUniformLocation(program, "u_eye"), 1, eye);
 	glUniform3fv(glGetUniformLocation(program, "u_light_dir"), 1, kLight);
+	glActiveTexture(GL_TEXTURE0);
+	glBindTexture(GL_TEXTURE_2D, r->shadow.depth);
+	glUniform1i(glGetUniformLocation(program, "u_shadow_map"), 0);
+	glUniformMatrix4fv(glGetUniformLocation(program, "u_light_view_proj"), 1, GL_FALSE,
+			   (const float *)r->shadow.view_proj);
+	glUniform1f(glGetUniformLocation(program, "u_shadow_texel"), r->shadow.texel);
+	glUniform1f(glGetUniformLocation(program, "u_shadow_offset"), r->shadow.offset);
 }
 
 static void model_from_pose(const pbd_collider_def *d, const vec3 scale, mat4 out)
@@ -275,20 +347,19 @@ static void model_from_pose(const pbd_collider_def *d, const vec3 scale, mat4 ou
 	glm_scale(out, (float *)scale);
 }
 
-static void draw_mesh(renderer *r, const mesh *m, const mat4 model, const float color[3])
+static void draw_mesh(GLuint program, const mesh *m, const mat4 model, const float color[3])
 {
-	glUniformMatrix4fv(glGetUniformLocation(r->solid_program, "u_model"), 1, GL_FALSE, (const float *)model);
-	glUniform3fv(glGetUniformLocation(r->solid_program, "u_color"), 1, color);
+	glUniformMatrix4fv(glGetUniformLocation(program, "u_model"), 1, GL_FALSE, (const float *)model);
+	glUniform3fv(glGetUniformLocation(program, "u_color"), 1, color);
 	glBindVertexArray(m->vao);
 	glDrawElements(GL_TRIANGLES, m->index_count, GL_UNSIGNED_INT, (void *)0);
 }
 
-static void draw_colliders(renderer *r, const pbd_world *world, const demo_scene_state *state, const mat4 vp,
-			   const camera *cam)
+// Colliders other than planes, with `program` in use (the lit one, or the shadow map's).
+static void draw_colliders(renderer *r, GLuint program, const pbd_world *world, const demo_scene_state *state)
 {
 	static const float color[3] = {0.62f, 0.58f, 0.52f};
-	set_common(r->solid_program, vp, cam);
-	glUniform1f(glGetUniformLocation(r->solid_program, "u_instanced"), 0.0f);
+	glUniform1f(glGetUniformLocation(program, "u_instanced"), 0.0f);
 	for (int i = 0; i < state->collider_count; ++i) {
 		pbd_collider_def d;
 		if (pbd_collider_get_def(world, state->colliders[i], &d) != PBD_OK)
@@ -297,14 +368,14 @@ static void draw_colliders(renderer *r, const pbd_world *world, const demo_scene
 		if (d.type == PBD_SHAPE_SPHERE) {
 			vec3 s = {d.radius, d.radius, d.radius};
 			model_from_pose(&d, s, model);
-			draw_mesh(r, &r->sphere, model, color);
+			draw_mesh(program, &r->sphere, model, color);
 		} else if (d.type == PBD_SHAPE_BOX) {
 			model_from_pose(&d, d.half_extents, model);
-			draw_mesh(r, &r->box, model, color);
+			draw_mesh(program, &r->box, model, color);
 		} else if (d.type == PBD_SHAPE_CAPSULE) {
 			vec3 s = {d.radius, d.half_height, d.radius};
 			model_from_pose(&d, s, model);
-			draw_mesh(r, &r->cylinder, model, color);
+			draw_mesh(program, &r->cylinder, model, color);
 			for (int end = -1; end <= 1; end += 2) {
 				pbd_collider_def cap = d;
 				vec3 local = {0.0f, (float)end * d.half_height, 0.0f}, world_off;
@@ -313,17 +384,15 @@ static void draw_colliders(renderer *r, const pbd_world *world, const demo_scene
 				glm_vec3_add(cap.position, world_off, cap.position);
 				vec3 rs = {d.radius, d.radius, d.radius};
 				model_from_pose(&cap, rs, model);
-				draw_mesh(r, &r->sphere, model, color);
+				draw_mesh(program, &r->sphere, model, color);
 			}
 		}
 	}
 }
 
-// Free particles: one instanced draw of the unit sphere per frame, positions streamed.
-static void draw_particles(renderer *r, const pbd_world *world, const demo_scene_state *state, const mat4 vp,
-			   const camera *cam)
+// Free particles into the instance buffer (xyz, radius); returns how many.
+static int gather_particles(renderer *r, const pbd_world *world, const demo_scene_state *state)
 {
-	static const float color[3] = {0.25f, 0.55f, 0.95f};
 	int total = 0;
 	for (int g = 0; g < state->particle_group_count; ++g) {
 		int n = 0;
@@ -331,11 +400,11 @@ static void draw_particles(renderer *r, const pbd_world *world, const demo_scene
 		total += n;
 	}
 	if (total == 0)
-		return;
+		return 0;
 	if (total > r->instance_capacity) {
 		float *grown = realloc(r->instances, sizeof(float) * 4 * (size_t)total);
 		if (!grown)
-			return;
+			return 0;
 		r->instances = grown;
 		r->instance_capacity = total;
 	}
@@ -349,26 +418,35 @@ static void draw_particles(renderer *r, const pbd_world *world, const demo_scene
 			r->instances[4 * k + 3] = radius;
 		}
 	}
-	set_common(r->solid_program, vp, cam);
-	glUniform1f(glGetUniformLocation(r->solid_program, "u_instanced"), 1.0f);
-	glUniform3fv(glGetUniformLocation(r->solid_program, "u_color"), 1, color);
-	glBindVertexArray(r->ball.vao);
 	glBindBuffer(GL_ARRAY_BUFFER, r->instance_vbo);
 	glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(sizeof(float) * 4 * (size_t)k), r->instances, GL_STREAM_DRAW);
+	return k;
+}
+
+// Free particles: one instanced draw of the unit sphere, with `program` in use.
+static void draw_particles(renderer *r, GLuint program, int count)
+{
+	static const float color[3] = {0.25f, 0.55f, 0.95f};
+	if (count == 0)
+		return;
+	glUniform1f(glGetUniformLocation(program, "u_instanced"), 1.0f);
+	glUniform3fv(glGetUniformLocation(program, "u_color"), 1, color);
+	glBindVertexArray(r->ball.vao);
+	glBindBuffer(GL_ARRAY_BUFFER, r->instance_vbo);
 	glEnableVertexAttribArray(2);
 	glVertexAttribPointer(2, 4, GL_FLOAT, GL_FALSE, 4 * sizeof(float), (void *)0);
 	glVertexAttribDivisor(2, 1);
-	glDrawElementsInstanced(GL_TRIANGLES, r->ball.index_count, GL_UNSIGNED_INT, (void *)0, k);
+	glDrawElementsInstanced(GL_TRIANGLES, r->ball.index_count, GL_UNSIGNED_INT, (void *)0, count);
 	glVertexAttribDivisor(2, 0);
 	glDisableVertexAttribArray(2);
-	glUniform1f(glGetUniformLocation(r->solid_program, "u_instanced"), 0.0f);
+	glUniform1f(glGetUniformLocation(program, "u_instanced"), 0.0f);
 }
 
 static void draw_planes(renderer *r, const pbd_world *world, const demo_scene_state *state, const mat4 vp,
 			const camera *cam)
 {
 	static const float color[3] = {0.36f, 0.40f, 0.46f};
-	set_common(r->grid_program, vp, cam);
+	set_common(r, r->grid_program, vp, cam);
 	glUniform3fv(glGetUniformLocation(r->grid_program, "u_color"), 1, color);
 	glUniform1f(glGetUniformLocation(r->grid_program, "u_extent"), 12.0f);
 	glEnable(GL_BLEND);
@@ -389,18 +467,116 @@ static void draw_planes(renderer *r, const pbd_world *world, const demo_scene_st
 	glDisable(GL_BLEND);
 }
 
+static void grow_box(float lo[3], float hi[3], const float *p, float margin)
+{
+	for (int k = 0; k < 3; ++k) {
+		lo[k] = fminf(lo[k], p[k] - margin);
+		hi[k] = fmaxf(hi[k], p[k] + margin);
+	}
+}
+
+// The box around everything that casts a shadow (cloths, particles, colliders but planes).
+static bool caster_bounds(const pbd_world *world, const demo_scene_state *state, float lo[3], float hi[3])
+{
+	for (int k = 0; k < 3; ++k) {
+		lo[k] = INFINITY;
+		hi[k] = -INFINITY;
+	}
+	for (int i = 0; i < state->cloth_count && i < DEMO_MAX_CLOTHS; ++i) {
+		int n = 0;
+		const float *x = pbd_cloth_positions(world, state->cloths[i], &n);
+		for (int v = 0; x && v < n; ++v)
+			grow_box(lo, hi, x + 3 * v, 0.0f);
+	}
+	for (int g = 0; g < state->particle_group_count; ++g) {
+		int n = 0;
+		const float *x = pbd_particles_positions(world, state->particles[g], &n);
+		float radius = pbd_particles_radius(world, state->particles[g]);
+		for (int v = 0; x && v < n; ++v)
+			grow_box(lo, hi, x + 3 * v, radius);
+	}
+	for (int i = 0; i < state->collider_count; ++i) {
+		pbd_collider_def d;
+		if (pbd_collider_get_def(world, state->colliders[i], &d) != PBD_OK || d.type == PBD_SHAPE_PLANE)
+			continue;
+		float reach = d.type == PBD_SHAPE_BOX ? glm_vec3_norm(d.half_extents)
+			    : d.type == PBD_SHAPE_CAPSULE ? d.half_height + d.radius
+							    : d.radius;
+		grow_box(lo, hi, d.position, reach);
+	}
+	// A scene far larger than the viewer's floor is drawn unshadowed rather than blurred.
+	return lo[0] <= hi[0] && isfinite(hi[0] - lo[0] + hi[1] - lo[1] + hi[2] - lo[2]) &&
+	       hi[0] - lo[0] + hi[1] - lo[1] + hi[2] - lo[2] < 300.0f;
+}
+
+// Depth as the key light sees the casters, over the sphere around their box: cloth layers a
+// centimetre apart shadow each other (one texel is a few millimetres for a metre-sized scene).
+static void draw_shadow_map(renderer *r, const pbd_world *world, const demo_scene_state *state,
+			    cloth_buffers *const *cloths, int particle_count)
+{
+	shadow_map *m = &r->shadow;
+	m->texel = 0.0f;
+	float lo[3], hi[3];
+	if (!caster_bounds(world, state, lo, hi))
+		return;
+	vec3 centre, light, eye, up = {0.0f, 1.0f, 0.0f};
+	float radius = 0.5f * sqrtf((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+				    (hi[2] - lo[2]) * (hi[2] - lo[2])) + 0.05f;
+	for (int k = 0; k < 3; ++k)
+		centre[k] = 0.5f * (lo[k] + hi[k]);
+	glm_vec3_normalize_to((float *)kLight, light);
+	glm_vec3_scale(light, 2.0f * radius, eye);
+	glm_vec3_add(eye, centre, eye);
+	mat4 view, proj;
+	glm_lookat(eye, centre, up, view);
+	glm_ortho(-radius, radius, -radius, radius, 0.5f * radius, 3.5f * radius, proj);
+	glm_mat4_mul(proj, view, m->view_proj);
+	m->texel = 1.0f / (float)m->size;
+	m->offset = 1.5f * 2.0f * radius / (float)m->size;
+
+	GLint target = 0;
+	glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &target);
+	glBindFramebuffer(GL_FRAMEBUFFER, m->framebuffer);
+	glViewport(0, 0, m->size, m->size);
+	glClear(GL_DEPTH_BUFFER_BIT);
+	glEnable(GL_DEPTH_TEST);
+	glEnable(GL_POLYGON_OFFSET_FILL);
+	glPolygonOffset(2.0f, 4.0f);
+	glUseProgram(m->program);
+	glUniformMatrix4fv(glGetUniformLocation(m->program, "u_view_proj"), 1, GL_FALSE, (const float *)m->view_proj);
+	draw_colliders(r, m->program, world, state);
+	draw_particles(r, m->program, particle_count);
+	mat4 identity;
+	glm_mat4_identity(identity);
+	glUniformMatrix4fv(glGetUniformLocation(m->program, "u_model"), 1, GL_FALSE, (const float *)identity);
+	for (int i = 0; i < state->cloth_count && i < DEMO_MAX_CLOTHS; ++i)
+		if (cloths[i]) {
+			glBindVertexArray(cloths[i]->vao);
+			glDrawElements(GL_TRIANGLES, 3 * cloths[i]->triangle_count, GL_UNSIGNED_INT, (void *)0);
+		}
+	glDisable(GL_POLYGON_OFFSET_FILL);
+	glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)target);
+}
+
 void renderer_draw_scene(renderer *r, const pbd_world *world, const demo_scene_state *state, const camera *cam,
 			 int width, int height, bool wireframe)
 {
+	cloth_buffers *cloths[DEMO_MAX_CLOTHS] = {0};
+	for (int i = 0; i < state->cloth_count && i < DEMO_MAX_CLOTHS; ++i)
+		cloths[i] = upload_cloth(r, i, world, state->cloths[i]);
+	int particle_count = gather_particles(r, world, state);
+	glDisable(GL_CULL_FACE);
+	draw_shadow_map(r, world, state, cloths, particle_count);
+
 	glViewport(0, 0, width, height);
 	glClearColor(0.13f, 0.15f, 0.18f, 1.0f);
 	glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
 	glEnable(GL_DEPTH_TEST);
-	glDisable(GL_CULL_FACE);
 	mat4 vp;
 	camera_view_proj(cam, width, height, vp);
-	draw_colliders(r, world, state, vp, cam);
-	draw_particles(r, world, state, vp, cam);
+	set_common(r, r->solid_program, vp, cam);
+	draw_colliders(r, r->solid_program, world, state);
+	draw_particles(r, r->solid_program, particle_count);
 
 	static const float palette[][2][3] = {
 		{{0.80f, 0.22f, 0.18f}, {0.80f, 0.90f, 0.55f}},
@@ -408,15 +584,17 @@ void renderer_draw_scene(renderer *r, const pbd_world *world, const demo_scene_s
 		{{0.25f, 0.62f, 0.35f}, {0.90f, 0.86f, 0.72f}},
 		{{0.62f, 0.35f, 0.70f}, {0.88f, 0.80f, 0.88f}},
 	};
-	set_common(r->cloth_program, vp, cam);
+	set_common(r, r->cloth_program, vp, cam);
 	for (int i = 0; i < state->cloth_count && i < DEMO_MAX_CLOTHS; ++i) {
-		cloth_buffers *c = upload_cloth(r, i, world, state->cloths[i]);
+		cloth_buffers *c = cloths[i];
 		if (!c)
 			continue;
+		glBindVertexArray(c->vao);
 		const float(*colors)[3] = palette[i % 4];
 		glUniform3fv(glGetUniformLocation(r->cloth_program, "u_front_color"), 1, colors[0]);
 		glUniform3fv(glGetUniformLocation(r->cloth_program, "u_back_color"), 1, colors[1]);
 		glUniform1f(glGetUniformLocation(r->cloth_program, "u_flat"), 0.0f);
+		glUniform1f(glGetUniformLocation(r->cloth_program, "u_pattern"), kWeavePeriod);
 		glEnable(GL_POLYGON_OFFSET_FILL);
 		glPolygonOffset(1.0f, 1.0f);
 		glDrawElements(GL_TRIANGLES, 3 * c->triangle_count, GL_UNSIGNED_INT, (void *)0);

@@ -38,6 +38,8 @@ void camera_ray(const camera *c, int width, int height, double x, double y, vec3
 // Reads shaders/NAME.vert and shaders/NAME.frag from `dir` and links them. On failure
 // returns 0 and writes a message naming the file into `error`.
 GLuint gl_program_from_files(const char *dir, const char *name, char *error, size_t error_capacity);
+GLuint gl_program_link(const char *dir, const char *vertex, const char *const *fragments, int fragment_count,
+		       char *error, size_t error_capacity);
 
 // ---------------------------------------------------------------------------- render.c
 typedef struct renderer renderer;
@@ -47,6 +49,9 @@ void renderer_destroy(renderer *r);
 
 typedef struct hud_text hud_text;
 
+// Drops what the renderer keeps of the cloths drawn so far (their buffers stay for reuse): the
+// next frame uploads every cloth afresh, with the weave printed on the shape it then has.
+void renderer_forget_cloths(renderer *r);
 // Draws the scene: planes, colliders, cloths (and a wireframe overlay on demand).
 void renderer_draw_scene(renderer *r, const pbd_world *world, const demo_scene_state *state, const camera *cam,
 			 int width, int height, bool wireframe);
