@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates the pictures the README and docs/ show, from a build: a still of every scene at
 # frame 200 (the viewer's test mode: fixed 1/60 s steps, the same picture on every run of one
-# machine), one of your own mesh, and, when ffmpeg is installed (apt-get install ffmpeg), an
-# animated GIF of the headline scenes from the viewer's --record frames.
+# machine; 4x multisampled, as a live window draws), one of your own mesh, and, when ffmpeg
+# is installed (apt-get install ffmpeg), an animated GIF of the headline scenes from the
+# viewer's --record frames.
 # usage: demos/screenshots/make.sh [BUILD_DIR]   (default build; without a display it uses
 # xvfb-run, and Mesa's software renderer draws the same pictures)
 set -euo pipefail
@@ -18,10 +19,10 @@ run() {
   fi
 }
 for scene in $("$build/demos/pbd-sim" --list); do
-  run --scene "$scene" --size 960x540 --frames 200 --screenshot "$out/$scene.png"
+  run --scene "$scene" --size 960x540 --samples 4 --frames 200 --screenshot "$out/$scene.png"
   echo "$out/$scene.png"
 done
-run --cloth demos/meshes/tablecloth.obj --sphere --size 960x540 --frames 200 --screenshot "$out/your-mesh.png"
+run --cloth demos/meshes/tablecloth.obj --sphere --size 960x540 --samples 4 --frames 200 --screenshot "$out/your-mesh.png"
 echo "$out/your-mesh.png"
 if ! command -v ffmpeg >/dev/null; then
   echo "no ffmpeg: the animations are left as they are (apt-get install ffmpeg)"
@@ -29,7 +30,7 @@ if ! command -v ffmpeg >/dev/null; then
 fi
 for scene in drape twist cape; do
   frames=$(mktemp -d)
-  run --scene "$scene" --size 480x270 --frames 240 --keys 0:tab --record "$frames"
+  run --scene "$scene" --size 480x270 --samples 4 --frames 240 --keys 0:tab --record "$frames"
   # 20 pictures a second of the 60 Hz run, on one palette made for the clip.
   ffmpeg -loglevel error -y -framerate 60 -i "$frames/frame_%05d.png" \
     -vf "fps=20,split[a][b];[a]palettegen=max_colors=96[p];[b][p]paletteuse=dither=bayer:bayer_scale=3" \
