@@ -68,10 +68,13 @@ static int expected_boxes(const char *name, int frames, float boxes[][4], int *c
 	demo_scene_state st;
 	char err[256];
 	CHECK_OK(demo_scene_load(scene, NULL, NULL, &w, &st, err, sizeof err));
-	for (int f = 0; f < frames; ++f)
-		CHECK_OK(demo_scene_step(scene, w, &st, VIEWER_DT));
 	camera cam;
 	camera_from_scene(&cam, scene);
+	float heading = NAN;  // as the viewer does: follows from the scene's start
+	camera_follow(&cam, scene, w, &st, &heading);
+	for (int f = 0; f < frames; ++f)
+		CHECK_OK(demo_scene_step(scene, w, &st, VIEWER_DT));
+	camera_follow(&cam, scene, w, &st, &heading);
 	mat4 vp;
 	camera_view_proj(&cam, kWidth, kHeight, vp);
 	bool particles = strcmp(name, "pile") == 0;

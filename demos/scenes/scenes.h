@@ -44,6 +44,9 @@ typedef struct demo_scene {
 	pbd_result (*create)(pbd_world *world, const demo_scene_options *options, demo_scene_state *state);
 	/// Optional: called before each step (moves kinematic things).
 	void (*update)(pbd_world *world, demo_scene_state *state, float dt);
+	/// Optional: what the camera follows now (a running character): the point to look at
+	/// and the heading in degrees about y, by which the camera turns with it.
+	void (*focus)(const pbd_world *world, const demo_scene_state *state, float target[3], float *heading);
 } demo_scene;
 
 int demo_scene_count(void);

@@ -59,6 +59,8 @@ bool app_load_scene(app *a, const demo_scene *scene, bool keep_params)
 	a->status_time = 0.0;
 	if (!same_scene)
 		camera_from_scene(&a->cam, scene);
+	a->cam_heading = NAN;  // follows from here; a reset keeps the view turned as the mouse left it
+	camera_follow(&a->cam, scene, a->world, &a->state, &a->cam_heading);
 	if (strcmp(scene->name, "mesh") == 0)
 		app_frame_cloth(a);  // your own mesh, whatever its size: all of it in view
 	if (state.message[0])  // your own mesh: what the reader found and how many vertices --pin held
@@ -357,6 +359,7 @@ static void draw_overlay(app *a)
 
 void app_draw(app *a)
 {
+	camera_follow(&a->cam, a->scene, a->world, &a->state, &a->cam_heading);
 	renderer_draw_scene(a->render, a->world, &a->state, &a->cam, a->width, a->height, a->wireframe);
 	draw_overlay(a);
 }

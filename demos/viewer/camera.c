@@ -12,6 +12,18 @@ void camera_from_scene(camera *c, const demo_scene *scene)
 	c->pitch = scene->camera_pitch;
 }
 
+void camera_follow(camera *c, const demo_scene *scene, const pbd_world *world, const demo_scene_state *state,
+		   float *heading)
+{
+	if (!scene->focus)
+		return;
+	float now = 0.0f;
+	scene->focus(world, state, c->target, &now);
+	if (!isnan(*heading))
+		c->yaw += now - *heading;
+	*heading = now;
+}
+
 void camera_eye(const camera *c, vec3 out)
 {
 	float yaw = glm_rad(c->yaw), pitch = glm_rad(c->pitch);

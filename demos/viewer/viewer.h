@@ -23,6 +23,11 @@ typedef struct camera {
 } camera;
 
 void camera_from_scene(camera *c, const demo_scene *scene);
+// For a scene with a focus (the cape's runner): looks at it now and turns by how far its
+// heading turned since *heading (NAN: only looks), which then takes the new heading. What
+// the mouse did to the view is kept.
+void camera_follow(camera *c, const demo_scene *scene, const pbd_world *world, const demo_scene_state *state,
+		   float *heading);
 void camera_eye(const camera *c, vec3 out);
 void camera_view_proj(const camera *c, int width, int height, mat4 out);
 void camera_orbit(camera *c, float dx, float dy);
@@ -79,6 +84,7 @@ typedef struct app {
 	pbd_world *world;
 	demo_scene_state state;
 	camera cam;
+	float cam_heading;            // the followed scene's heading the camera last turned to
 	renderer *render;
 	int width, height;            // framebuffer size in pixels
 	bool paused, step_once, wireframe, show_help, show_panel, quit, want_screenshot;
