@@ -163,6 +163,78 @@ static bool same_file(const char *a, const char *b)
 }
 
 // Lowering the stretch stiffness through --keys changes the picture (the cloth sags); the
+// Where the viewer draws vertex `vertex` of cloth 0 of scene `name` after `frames` frames.
+static int projected_vertex(const char *name, int frames, int vertex, float *sx, float *sy)
+{
+	const demo_scene *scene = demo_scene_find(name);
+	CHECK(scene);
+	pbd_world *w;
+	demo_scene_state st;
+	char err[256];
+	CHECK_OK(demo_scene_load(scene, NULL, NULL, &w, &st, err, sizeof err));
+	camera cam;
+	camera_from_scene(&cam, scene);
+	float heading = NAN;
+	camera_follow(&cam, scene, w, &st, &heading);
+	for (int f = 0; f < frames; ++f)
+		CHECK_OK(demo_scene_step(scene, w, &st, VIEWER_DT));
+	camera_follow(&cam, scene, w, &st, &heading);
+	mat4 vp;
+	camera_view_proj(&cam, kWidth, kHeight, vp);
+	int n = 0;
+	const float *x = pbd_cloth_positions(w, st.cloths[0], &n);
+	CHECK(vertex < n);
+	vec4 p = {x[3 * vertex], x[3 * vertex + 1], x[3 * vertex + 2], 1.0f}, q;
+	glm_mat4_mulv(vp, p, q);
+	*sx = (q[0] / q[3] * 0.5f + 0.5f) * kWidth;
+	*sy = (0.5f - q[1] / q[3] * 0.5f) * kHeight;
+	pbd_world_destroy(w);
+	return 0;
+}
+
+static bool is_normal_line(const unsigned char *px) { return px[2] > px[0] + 80 && px[1] > px[0] + 50; }
+
+// hang's two pins are marked where they are (a light square on the corner), with or without
+// N; N draws the vertex normals over the cloth (cyan lines), and without it there are none.
+static int pins_and_normals_drawn(void)
+{
+	char plain[400], normals[400], args[1200];
+	snprintf(plain, sizeof plain, "%s/pins.png", g_dir);
+	snprintf(normals, sizeof normals, "%s/normals.png", g_dir);
+	snprintf(args, sizeof args, "--scene hang --frames 90 --screenshot '%s'", plain);
+	CHECK(run_viewer(args, NULL, 0) == 0);
+	snprintf(args, sizeof args, "--scene hang --frames 90 --keys 1:N --screenshot '%s'", normals);
+	CHECK(run_viewer(args, NULL, 0) == 0);
+	int w, h, w2, h2;
+	unsigned char *a = load_png(plain, &w, &h), *b = load_png(normals, &w2, &h2);
+	CHECK(a && b && w == kWidth && h == kHeight && w2 == w && h2 == h);
+	const int corners[2] = {0, 31};  // hang is 32 x 32: its top corners hold the pins
+	for (int k = 0; k < 2; ++k) {
+		float sx, sy;
+		if (projected_vertex("hang", 90, corners[k], &sx, &sy))
+			return 1;
+		int px = (int)lroundf(sx - 0.5f), py = (int)lroundf(sy - 0.5f), light = 0;
+		for (int dy = -1; dy <= 1; ++dy)
+			for (int dx = -1; dx <= 1; ++dx) {
+				const unsigned char *p = a + 3 * ((py + dy) * w + px + dx);
+				light += p[0] > 220 && p[1] > 220 && p[2] > 200;
+			}
+		fprintf(stderr, "pin %d at (%.1f, %.1f): %d light pixels of 9\n", k, (double)sx, (double)sy, light);
+		CHECK(light >= 3);
+	}
+	long lines_plain = 0, lines_n = 0;
+	for (long i = 0; i < (long)w * h; ++i) {
+		lines_plain += is_normal_line(a + 3 * i);
+		lines_n += is_normal_line(b + 3 * i);
+	}
+	stbi_image_free(a);
+	stbi_image_free(b);
+	fprintf(stderr, "normal-colored pixels: %ld without N, %ld with\n", lines_plain, lines_n);
+	CHECK(lines_plain < 50);
+	CHECK(lines_n > 1000);
+	return 0;
+}
+
 // same flags again give the same bytes.
 static int keys_change_picture(void)
 {
@@ -466,7 +538,7 @@ int main(int argc, char **argv)
 		SLOW_TEST(screenshot_each_scene), TEST(keys_change_picture), TEST(missing_shader),
 		TEST(unknown_scene),         TEST(bad_keys),            TEST(escape_and_scene_keys),
 		SLOW_TEST(bracket_keys_reach_every_scene), TEST(tab_hides_panel), TEST(camera_frame_fits_box),
-		TEST(frame_key_shows_cloth), TEST(help_lists_scenes_and_fits),
+		TEST(frame_key_shows_cloth), TEST(help_lists_scenes_and_fits), TEST(pins_and_normals_drawn),
 	};
 	char *args[2] = {argv[0], argv[1]};
 	int r = test_main(2, args, cases, (int)(sizeof cases / sizeof cases[0]));

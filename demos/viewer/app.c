@@ -181,6 +181,55 @@ bool app_write_png(app *a, const char *path)
 	return ok != 0;
 }
 
+// Window pixel of world point p (y down); false behind the camera.
+static bool to_screen(const app *a, const mat4 view_proj, const float p[3], float *sx, float *sy)
+{
+	vec4 q = {p[0], p[1], p[2], 1.0f}, clip;
+	glm_mat4_mulv((vec4 *)view_proj, q, clip);
+	if (clip[3] <= 1e-6f)
+		return false;
+	*sx = (0.5f + 0.5f * clip[0] / clip[3]) * (float)a->width;
+	*sy = (0.5f - 0.5f * clip[1] / clip[3]) * (float)a->height;
+	return true;
+}
+
+// Every pinned vertex marked (a dark square with a light centre), and, with N, a short line
+// along each vertex normal (every k-th vertex on a big cloth, to keep the overlay light).
+static void draw_pins_and_normals(app *a)
+{
+	static const float pin_edge[4] = {0.05f, 0.05f, 0.06f, 0.9f}, pin_fill[4] = {0.95f, 0.95f, 0.9f, 1.0f},
+			   normal_color[4] = {0.35f, 0.85f, 1.0f, 0.85f};
+	enum { MAX_NORMALS = 6000 };
+	const float normal_length = 0.03f;  // m
+	mat4 view_proj;
+	camera_view_proj(&a->cam, a->width, a->height, view_proj);
+	for (int c = 0; c < a->state.cloth_count; ++c) {
+		int n = 0;
+		const float *x = pbd_cloth_positions(a->world, a->state.cloths[c], &n);
+		const float *normals = pbd_cloth_normals(a->world, a->state.cloths[c], NULL);
+		if (!x)
+			continue;
+		int every = a->show_normals && n > MAX_NORMALS ? (n + MAX_NORMALS - 1) / MAX_NORMALS : 1;
+		for (int i = 0; i < n; ++i) {
+			float sx, sy, tx, ty, inverse_mass = 1.0f;
+			if (!to_screen(a, view_proj, x + 3 * i, &sx, &sy))
+				continue;
+			if (a->show_normals && normals && i % every == 0) {
+				float tip[3];
+				for (int k = 0; k < 3; ++k)
+					tip[k] = x[3 * i + k] + normal_length * normals[3 * i + k];
+				if (to_screen(a, view_proj, tip, &tx, &ty))
+					renderer_line(a->render, sx, sy, tx, ty, 1.0f, normal_color);
+			}
+			if (pbd_cloth_get_inverse_mass(a->world, a->state.cloths[c], i, &inverse_mass) == PBD_OK &&
+			    inverse_mass == 0.0f) {
+				renderer_panel(a->render, sx - 4.0f, sy - 4.0f, 8.0f, 8.0f, pin_edge);
+				renderer_panel(a->render, sx - 2.0f, sy - 2.0f, 4.0f, 4.0f, pin_fill);
+			}
+		}
+	}
+}
+
 // While dragging, a line from the cursor to the grabbed vertex: the grab is a spring, so the
 // vertex may lag behind the cursor or be held off by a collider.
 static void draw_grab_line(app *a)
@@ -193,12 +242,9 @@ static void draw_grab_line(app *a)
 		return;
 	mat4 view_proj;
 	camera_view_proj(&a->cam, a->width, a->height, view_proj);
-	vec4 p = {x[3 * a->drag_vertex], x[3 * a->drag_vertex + 1], x[3 * a->drag_vertex + 2], 1.0f}, clip;
-	glm_mat4_mulv(view_proj, p, clip);
-	if (clip[3] <= 1e-6f)
+	float sx, sy;
+	if (!to_screen(a, view_proj, x + 3 * a->drag_vertex, &sx, &sy))
 		return;  // behind the camera
-	float sx = (0.5f + 0.5f * clip[0] / clip[3]) * (float)a->width;
-	float sy = (0.5f - 0.5f * clip[1] / clip[3]) * (float)a->height;
 	static const float line[4] = {1.0f, 0.85f, 0.35f, 0.9f}, dot[4] = {1.0f, 0.85f, 0.35f, 1.0f};
 	renderer_line(a->render, (float)a->mouse_x, (float)a->mouse_y, sx, sy, 2.0f, line);
 	renderer_panel(a->render, sx - 3.0f, sy - 3.0f, 6.0f, 6.0f, dot);
@@ -208,6 +254,46 @@ static const unsigned char kWhite[4] = {235, 238, 242, 255}, kDim[4] = {170, 178
 			   kAccent[4] = {255, 206, 110, 255};
 static const float kPanel[4] = {0.05f, 0.06f, 0.08f, 0.72f};
 
+// The parameter lines (keys, name, value, unit; tab separated) as a table: columns start at
+// measured offsets, since the font's letters are not all one width, and values align right.
+typedef struct param_table {
+	char cells[16][4][48];
+	int rows;
+	float column[4];  // widest cell of each column
+} param_table;
+
+static void param_table_build(param_table *t, char lines[][96], int rows, float scale)
+{
+	t->rows = rows;
+	memset(t->column, 0, sizeof t->column);
+	for (int i = 0; i < rows; ++i) {
+		const char *s = lines[i];
+		for (int c = 0; c < 4; ++c) {
+			size_t len = strcspn(s, "\t");
+			snprintf(t->cells[i][c], sizeof t->cells[i][c], "%.*s", (int)len, s);
+			t->column[c] = fmaxf(t->column[c], renderer_text_width(t->cells[i][c], scale));
+			s += len + (s[len] == '\t');
+		}
+	}
+}
+
+static float param_table_width(const param_table *t, float gap)
+{
+	return t->column[0] + t->column[1] + t->column[2] + t->column[3] + 3.0f * gap;
+}
+
+static void param_table_draw(const param_table *t, renderer *r, float x, float y, float line, float scale, float gap,
+			     const unsigned char color[4])
+{
+	float name_x = x + t->column[0] + gap, value_end = name_x + t->column[1] + gap + t->column[2];
+	for (int i = 0; i < t->rows; ++i, y += line) {
+		renderer_text(r, x, y, scale, t->cells[i][0], color);
+		renderer_text(r, name_x, y, scale, t->cells[i][1], color);
+		renderer_text(r, value_end - renderer_text_width(t->cells[i][2], scale), y, scale, t->cells[i][2], color);
+		renderer_text(r, value_end + gap, y, scale, t->cells[i][3], color);
+	}
+}
+
 // The panel at the top left: scene, time, stage timings, counts, contacts of each kind, the
 // parameters with their keys, the frame-time graph. Tab hides it.
 static void draw_panel(app *a, float scale, float line)
@@ -216,6 +302,9 @@ static void draw_panel(app *a, float scale, float line)
 	char text[256];
 	char params[16][96];
 	int np = keys_param_lines(a, params, 16);
+	param_table table;
+	const float gap = 8.0f * scale;
+	param_table_build(&table, params, np, scale);
 	float x = 12.0f, y = 12.0f;
 	int lines = np + 8;
 	char counts[160], contacts[200];
@@ -227,8 +316,7 @@ static void draw_panel(app *a, float scale, float line)
 		 a->stats.edge_edge_contacts, a->stats.particle_contacts);
 	// As wide as its widest line (the stage timings, shown in the live window, included).
 	float w = fmaxf(renderer_text_width(counts, scale), renderer_text_width(contacts, scale));
-	for (int i = 0; i < np; ++i)
-		w = fmaxf(w, renderer_text_width(params[i], scale));
+	w = fmaxf(w, param_table_width(&table, gap));
 	if (!a->test_mode)
 		w = fmaxf(w, renderer_text_width("predict 00.00 broad 00.00 narrow 00.00 solve 00.00 contact 00.00 ccd 00.00 ms",
 						  scale));
@@ -248,7 +336,8 @@ static void draw_panel(app *a, float scale, float line)
 	if (a->test_mode)
 		snprintf(text, sizeof text, "frame %ld  t = %.2f s  (fixed 60 Hz)", a->frame, a->sim_time);
 	else
-		snprintf(text, sizeof text, "%.0f fps  step %.2f ms  t = %.1f s", a->fps, a->stats.step_ms, a->sim_time);
+		snprintf(text, sizeof text, "%.0f fps  step %.2f ms  t = %.1f s  (%.2fx real time%s)", a->fps,
+			 a->stats.step_ms, a->sim_time, a->real_time_share, a->paused ? ", paused" : "");
 	renderer_text(r, x, y, scale, text, kWhite);
 	y += line;
 	if (!a->test_mode) {
@@ -267,8 +356,8 @@ static void draw_panel(app *a, float scale, float line)
 		 100.0 * a->stats.max_stretch_error, (long long)a->stats.ccd_pairs_tested, (long long)a->stats.ccd_hits);
 	renderer_text(r, x, y, scale, text, kDim);
 	y += line * 1.4f;
-	for (int i = 0; i < np; ++i, y += line)
-		renderer_text(r, x, y, scale, params[i], kWhite);
+	param_table_draw(&table, r, x, y, line, scale, gap, kWhite);
+	y += line * (float)np;
 	y += line * 0.4f;
 	renderer_text(r, x, y, scale, "H help   Tab panel   space pause   R reset   1-9 [ ] scenes", kDim);
 	y += line * 1.2f;
@@ -342,6 +431,7 @@ static void draw_overlay(app *a)
 	// Text grows with the window: 1.5x at 720 rows, never below 1x.
 	const float scale = fmaxf(1.0f, 1.5f * (float)a->height / 720.0f), line = 11.0f * scale;
 	renderer_begin_overlay(r, a->width, a->height);
+	draw_pins_and_normals(a);
 	if (a->show_panel)
 		draw_panel(a, scale, line);
 	if (a->status[0] && a->sim_time - a->status_time < 3.0) {

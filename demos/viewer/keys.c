@@ -41,6 +41,7 @@ static const key_table *table(void)
 		add(&t, "]", KEY_NEXT_SCENE, "next scene (every scene, in the order of --help)", NULL);
 		add(&t, "[", KEY_PREVIOUS_SCENE, "previous scene", NULL);
 		add(&t, "X", KEY_WIREFRAME, "wireframe", NULL);
+		add(&t, "N", KEY_NORMALS, "vertex normals (pinned vertices are always marked)", NULL);
 		add(&t, "H", KEY_HELP, "help overlay", NULL);
 		add(&t, "tab", KEY_PANEL, "hide / show the panel of figures and parameters", NULL);
 		add(&t, "P", KEY_SCREENSHOT, "save a PNG screenshot", NULL);
@@ -144,6 +145,9 @@ bool keys_press(app *a, const char *name, bool shift)
 		case KEY_WIREFRAME:
 			a->wireframe = !a->wireframe;
 			break;
+		case KEY_NORMALS:
+			a->show_normals = !a->show_normals;
+			break;
 		case KEY_HELP:
 			a->show_help = !a->show_help;
 			break;
@@ -199,7 +203,7 @@ int keys_param_lines(const app *a, char lines[][96], int capacity)
 			continue;
 		char value[32];
 		format_value(b->param, b->param->get(a->world, &a->state), value, sizeof value);
-		snprintf(lines[n++], 96, "%s/%c %-19s %10s %s", b->key, tolower((unsigned char)b->key[0]), b->what, value,
+		snprintf(lines[n++], 96, "%s/%c\t%s\t%s\t%s", b->key, tolower((unsigned char)b->key[0]), b->what, value,
 			 b->param->unit);
 	}
 	return n;

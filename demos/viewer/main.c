@@ -359,7 +359,7 @@ int main(int argc, char **argv)
 	glfwGetFramebufferSize(window, &a.width, &a.height);
 
 	int next_event = 0, status = 0;
-	double last = glfwGetTime(), fps_time = last;
+	double last = glfwGetTime(), fps_time = last, fps_sim_time = a.sim_time;
 	long fps_frames = 0;
 	while (!glfwWindowShouldClose(window) && !a.quit && !(test_mode && a.frame >= o.common.frames)) {
 		glfwPollEvents();
@@ -397,7 +397,10 @@ int main(int argc, char **argv)
 		last = now;
 		if (++fps_frames, now - fps_time >= 0.5) {
 			a.fps = fps_frames / (now - fps_time);
+			// A scene reset or change restarts its time: that half second says nothing.
+			a.real_time_share = a.sim_time >= fps_sim_time ? (a.sim_time - fps_sim_time) / (now - fps_time) : 1.0;
 			fps_time = now;
+			fps_sim_time = a.sim_time;
 			fps_frames = 0;
 		}
 		app_draw(&a);

@@ -87,7 +87,7 @@ typedef struct app {
 	float cam_heading;            // the followed scene's heading the camera last turned to
 	renderer *render;
 	int width, height;            // framebuffer size in pixels
-	bool paused, step_once, wireframe, show_help, show_panel, quit, want_screenshot;
+	bool paused, step_once, wireframe, show_normals, show_help, show_panel, quit, want_screenshot;
 	bool test_mode;               // fixed frames: no wall-clock figures on screen
 	long frame;                   // frames drawn
 	double sim_time;
@@ -95,6 +95,7 @@ typedef struct app {
 	float frame_ms[VIEWER_HISTORY];
 	int frame_ms_newest;
 	double fps;
+	double real_time_share;       // simulated seconds per wall-clock second (1: real time)
 	pbd_world_stats stats;
 	char status[256];             // last message shown on screen
 	double status_time;
@@ -150,6 +151,7 @@ typedef enum key_action {
 	KEY_NEXT_SCENE,  // ] (after the last: the first)
 	KEY_PREVIOUS_SCENE, // [ (before the first: the last)
 	KEY_WIREFRAME,
+	KEY_NORMALS,     // short lines along the cloth's vertex normals
 	KEY_HELP,
 	KEY_PANEL,       // Tab: the stats and parameter panel
 	KEY_SCREENSHOT,
@@ -172,7 +174,8 @@ const key_binding *key_binding_at(int index);
 // in the table, case-insensitive for letters; `shift` lowers parameters.
 bool keys_press(app *a, const char *name, bool shift);
 void keys_print_help(FILE *out);
-// Overlay text of every tunable parameter with its key and value, one line each.
+// Overlay text of every tunable parameter, one line each: its keys, name, value and unit,
+// separated by tabs (the panel puts each in its own column).
 int keys_param_lines(const app *a, char lines[][96], int capacity);
 
 // A parsed --keys list: FRAME:KEY pairs, KEY like S, shift+S, space, escape.
