@@ -14,18 +14,18 @@ viewer_window() {
   echo "$wid"
 }
 
-# Sends a real Escape key press and waits up to 10 s for the viewer PID to end; returns its
-# exit status, or 1 (after stopping it) when it is still running.
+# Sends a real Escape key press and waits up to LIMIT seconds (default 10) for the viewer PID
+# to end; returns its exit status, or 1 (after stopping it) when it is still running.
 quit_with_escape() {
-  local pid="$1"
+  local pid="$1" limit="${2:-10}"
   xdotool key Escape
-  for _ in $(seq 1 100); do
+  for _ in $(seq 1 $((limit * 10))); do
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done
   if kill -0 "$pid" 2>/dev/null; then
-    echo "the viewer still runs 10 s after Escape"
-    kill "$pid"
+    echo "the viewer still runs $limit s after Escape"
+    kill -9 "$pid"
     return 1
   fi
   wait "$pid"

@@ -126,32 +126,47 @@ void app_next_material(app *a)
 		app_set_status(a, "%s", error);
 }
 
+void app_follow_drag(app *a)
+{
+	if (!a->dragging)
+		return;
+	// Keep the grabbed vertex under the cursor, at the depth where it was grabbed.
+	vec3 origin, dir, eye, forward, target;
+	camera_ray(&a->cam, a->width, a->height, a->mouse_x, a->mouse_y, origin, dir);
+	camera_eye(&a->cam, eye);
+	glm_vec3_sub(a->cam.target, eye, forward);
+	glm_vec3_normalize(forward);
+	float along = glm_vec3_dot(dir, forward);
+	float t = along > 1e-4f ? a->drag_depth / along : 0.0f;
+	glm_vec3_scale(dir, t, target);
+	glm_vec3_add(origin, target, target);
+	// A pin goes where it is put; a free vertex is pulled by the engine's grab, which the
+	// colliders, contacts and the no-crossing guard can stop.
+	glm_vec3_copy(target, a->drag_target);
+	if (a->drag_was_pinned)
+		pbd_cloth_pin_vertex(a->world, a->drag_cloth, a->drag_vertex, target);
+	else
+		pbd_grab_move(a->world, a->grab, target);
+}
+
+pbd_result app_advance(const demo_scene *scene, pbd_world *world, demo_scene_state *state, int steps, int *done,
+		       pbd_world_stats *stats)
+{
+	pbd_result r = PBD_OK;
+	*done = 0;
+	while (*done < steps && (r = demo_scene_step(scene, world, state, VIEWER_DT)) == PBD_OK)
+		++*done;
+	*stats = pbd_world_get_stats(world);
+	return r;
+}
+
 void app_step(app *a)
 {
-	if (a->dragging) {
-		// Keep the grabbed vertex under the cursor, at the depth where it was grabbed.
-		vec3 origin, dir, eye, forward, target;
-		camera_ray(&a->cam, a->width, a->height, a->mouse_x, a->mouse_y, origin, dir);
-		camera_eye(&a->cam, eye);
-		glm_vec3_sub(a->cam.target, eye, forward);
-		glm_vec3_normalize(forward);
-		float along = glm_vec3_dot(dir, forward);
-		float t = along > 1e-4f ? a->drag_depth / along : 0.0f;
-		glm_vec3_scale(dir, t, target);
-		glm_vec3_add(origin, target, target);
-		// A pin goes where it is put; a free vertex is pulled by the engine's grab, which the
-		// colliders, contacts and the no-crossing guard can stop.
-		glm_vec3_copy(target, a->drag_target);
-		if (a->drag_was_pinned)
-			pbd_cloth_pin_vertex(a->world, a->drag_cloth, a->drag_vertex, target);
-		else
-			pbd_grab_move(a->world, a->grab, target);
-	}
-	pbd_result r = demo_scene_step(a->scene, a->world, &a->state, VIEWER_DT);
-	if (r != PBD_OK)
+	app_follow_drag(a);
+	int done = 0;
+	if (app_advance(a->scene, a->world, &a->state, 1, &done, &a->stats) != PBD_OK)
 		app_set_status(a, "step failed: %s", pbd_world_last_error(a->world));
 	a->sim_time += VIEWER_DT;
-	a->stats = pbd_world_get_stats(a->world);
 }
 
 bool app_write_screenshot(app *a, const char *path)
@@ -193,57 +208,79 @@ static bool to_screen(const app *a, const mat4 view_proj, const float p[3], floa
 	return true;
 }
 
-// Every pinned vertex marked (a dark square with a light centre), and, with N, a short line
-// along each vertex normal (every k-th vertex on a big cloth, to keep the overlay light).
-static void draw_pins_and_normals(app *a)
+static bool reserve_points(float **points, int *capacity, int needed, int floats_each)
 {
-	static const float pin_edge[4] = {0.05f, 0.05f, 0.06f, 0.9f}, pin_fill[4] = {0.95f, 0.95f, 0.9f, 1.0f},
-			   normal_color[4] = {0.35f, 0.85f, 1.0f, 0.85f};
+	if (needed <= *capacity)
+		return true;
+	float *grown = realloc(*points, sizeof(float) * (size_t)floats_each * (size_t)needed);
+	if (!grown)
+		return false;
+	*points = grown;
+	*capacity = needed;
+	return true;
+}
+
+// The pinned vertices, and with N the vertex normals (every k-th vertex on a big cloth, to
+// keep the overlay light), copied from the world for the overlay.
+static void copy_pins_and_normals(app *a)
+{
 	enum { MAX_NORMALS = 6000 };
 	const float normal_length = 0.03f;  // m
-	mat4 view_proj;
-	camera_view_proj(&a->cam, a->width, a->height, view_proj);
+	a->pin_count = a->normal_count = 0;
 	for (int c = 0; c < a->state.cloth_count; ++c) {
 		int n = 0;
 		const float *x = pbd_cloth_positions(a->world, a->state.cloths[c], &n);
 		const float *normals = pbd_cloth_normals(a->world, a->state.cloths[c], NULL);
 		if (!x)
 			continue;
-		int every = a->show_normals && n > MAX_NORMALS ? (n + MAX_NORMALS - 1) / MAX_NORMALS : 1;
+		int every = n > MAX_NORMALS ? (n + MAX_NORMALS - 1) / MAX_NORMALS : 1;
 		for (int i = 0; i < n; ++i) {
-			float sx, sy, tx, ty, inverse_mass = 1.0f;
-			if (!to_screen(a, view_proj, x + 3 * i, &sx, &sy))
-				continue;
-			if (a->show_normals && normals && i % every == 0) {
-				float tip[3];
-				for (int k = 0; k < 3; ++k)
-					tip[k] = x[3 * i + k] + normal_length * normals[3 * i + k];
-				if (to_screen(a, view_proj, tip, &tx, &ty))
-					renderer_line(a->render, sx, sy, tx, ty, 1.0f, normal_color);
-			}
+			float inverse_mass = 1.0f;
 			if (pbd_cloth_get_inverse_mass(a->world, a->state.cloths[c], i, &inverse_mass) == PBD_OK &&
-			    inverse_mass == 0.0f) {
-				renderer_panel(a->render, sx - 4.0f, sy - 4.0f, 8.0f, 8.0f, pin_edge);
-				renderer_panel(a->render, sx - 2.0f, sy - 2.0f, 4.0f, 4.0f, pin_fill);
+			    inverse_mass == 0.0f && reserve_points(&a->pin_points, &a->pin_capacity, a->pin_count + 1, 3))
+				memcpy(a->pin_points + 3 * a->pin_count++, x + 3 * i, 3 * sizeof(float));
+			if (a->show_normals && normals && i % every == 0 &&
+			    reserve_points(&a->normal_lines, &a->normal_capacity, a->normal_count + 1, 6)) {
+				float *line = a->normal_lines + 6 * a->normal_count++;
+				for (int k = 0; k < 3; ++k) {
+					line[k] = x[3 * i + k];
+					line[3 + k] = x[3 * i + k] + normal_length * normals[3 * i + k];
+				}
 			}
 		}
 	}
+}
+
+// Every pinned vertex marked (a dark square with a light centre), and with N the normals.
+static void draw_pins_and_normals(app *a)
+{
+	static const float pin_edge[4] = {0.05f, 0.05f, 0.06f, 0.9f}, pin_fill[4] = {0.95f, 0.95f, 0.9f, 1.0f},
+			   normal_color[4] = {0.35f, 0.85f, 1.0f, 0.85f};
+	mat4 view_proj;
+	camera_view_proj(&a->cam, a->width, a->height, view_proj);
+	float sx, sy, tx, ty;
+	if (a->show_normals)
+		for (int i = 0; i < a->normal_count; ++i)
+			if (to_screen(a, view_proj, a->normal_lines + 6 * i, &sx, &sy) &&
+			    to_screen(a, view_proj, a->normal_lines + 6 * i + 3, &tx, &ty))
+				renderer_line(a->render, sx, sy, tx, ty, 1.0f, normal_color);
+	for (int i = 0; i < a->pin_count; ++i)
+		if (to_screen(a, view_proj, a->pin_points + 3 * i, &sx, &sy)) {
+			renderer_panel(a->render, sx - 4.0f, sy - 4.0f, 8.0f, 8.0f, pin_edge);
+			renderer_panel(a->render, sx - 2.0f, sy - 2.0f, 4.0f, 4.0f, pin_fill);
+		}
 }
 
 // While dragging, a line from the cursor to the grabbed vertex: the grab is a spring, so the
 // vertex may lag behind the cursor or be held off by a collider.
 static void draw_grab_line(app *a)
 {
-	if (!a->dragging)
-		return;
-	int n = 0;
-	const float *x = pbd_cloth_positions(a->world, a->drag_cloth, &n);
-	if (!x || a->drag_vertex >= n)
+	if (!a->dragging || !a->drag_point_known)
 		return;
 	mat4 view_proj;
 	camera_view_proj(&a->cam, a->width, a->height, view_proj);
 	float sx, sy;
-	if (!to_screen(a, view_proj, x + 3 * a->drag_vertex, &sx, &sy))
+	if (!to_screen(a, view_proj, a->drag_point, &sx, &sy))
 		return;  // behind the camera
 	static const float line[4] = {1.0f, 0.85f, 0.35f, 0.9f}, dot[4] = {1.0f, 0.85f, 0.35f, 1.0f};
 	renderer_line(a->render, (float)a->mouse_x, (float)a->mouse_y, sx, sy, 2.0f, line);
@@ -300,11 +337,10 @@ static void draw_panel(app *a, float scale, float line)
 {
 	renderer *r = a->render;
 	char text[256];
-	char params[16][96];
-	int np = keys_param_lines(a, params, 16);
+	int np = a->param_line_count;
 	param_table table;
 	const float gap = 8.0f * scale;
-	param_table_build(&table, params, np, scale);
+	param_table_build(&table, a->param_lines, np, scale);
 	float x = 12.0f, y = 12.0f;
 	int lines = np + 8;
 	char counts[160], contacts[200];
@@ -447,10 +483,64 @@ static void draw_overlay(app *a)
 	renderer_end_overlay(r);
 }
 
-void app_draw(app *a)
+void app_sync(app *a)
 {
 	camera_follow(&a->cam, a->scene, a->world, &a->state, &a->cam_heading);
-	renderer_draw_scene(a->render, a->world, &a->state, &a->cam, a->width, a->height, a->wireframe);
+	renderer_sync(a->render, a->world, &a->state);
+	a->param_line_count = keys_param_lines(a, a->param_lines, 16);
+	copy_pins_and_normals(a);
+	if (a->dump_dir) {  // the world as the next frame shows it
+		char path[4096];
+		snprintf(path, sizeof path, "%s/frame_%05ld.obj", a->dump_dir, a->frame);
+		a->dump_failed |= !app_dump_obj(a, path);
+	}
+	a->drag_point_known = false;
+	if (a->dragging) {
+		int n = 0;
+		const float *x = pbd_cloth_positions(a->world, a->drag_cloth, &n);
+		if (x && a->drag_vertex < n) {
+			memcpy(a->drag_point, x + 3 * a->drag_vertex, sizeof a->drag_point);
+			a->drag_point_known = true;
+		}
+	}
+}
+
+void app_queue_input(app *a, const input_event *event)
+{
+	if (a->queued_count < (int)(sizeof a->queued / sizeof a->queued[0]))
+		a->queued[a->queued_count++] = *event;
+}
+
+void app_apply_queued_input(app *a)
+{
+	int count = a->queued_count;
+	a->queued_count = 0;
+	for (int i = 0; i < count; ++i) {
+		const input_event *e = &a->queued[i];
+		if (e->kind == INPUT_KEY)
+			keys_press(a, e->key, e->shift);
+		else
+			app_mouse_button(a, e->button, e->down, e->shift);
+	}
+	if (a->queued_drop[0]) {
+		char path[sizeof a->queued_drop];
+		memcpy(path, a->queued_drop, sizeof path);
+		a->queued_drop[0] = '\0';
+		app_drop_file(a, path);
+	}
+}
+
+void app_free(app *a)
+{
+	free(a->pin_points);
+	free(a->normal_lines);
+	a->pin_points = a->normal_lines = NULL;
+	a->pin_capacity = a->normal_capacity = 0;
+}
+
+void app_draw(app *a)
+{
+	renderer_draw(a->render, &a->cam, a->width, a->height, a->wireframe);
 	draw_overlay(a);
 }
 

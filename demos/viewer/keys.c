@@ -175,6 +175,28 @@ bool keys_press(app *a, const char *name, bool shift)
 	return false;
 }
 
+bool keys_view_only(const char *name)
+{
+	for (int i = 0; i < key_binding_count(); ++i) {
+		const key_binding *b = key_binding_at(i);
+		if (!name_matches(b, name))
+			continue;
+		switch (b->action) {
+		case KEY_PAUSE:
+		case KEY_WIREFRAME:
+		case KEY_NORMALS:
+		case KEY_HELP:
+		case KEY_PANEL:
+		case KEY_SCREENSHOT:
+		case KEY_QUIT:
+			return true;
+		default:
+			return false;
+		}
+	}
+	return true;  // no binding: nothing to wait for
+}
+
 void keys_print_help(FILE *out)
 {
 	fprintf(out, "keys (a letter raises a parameter, Shift+letter lowers it; S and B raise the stiffness):\n");

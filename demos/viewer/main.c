@@ -179,15 +179,32 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
 		return;
 	const char *name = glfw_key_name(key);
 	// Held parameter keys repeat at the keyboard's rate; toggles act on the press only.
-	if (name && (action == GLFW_PRESS || (name[1] == '\0' && name[0] >= 'A' && name[0] <= 'Z')))
-		keys_press(a, name, (mods & GLFW_MOD_SHIFT) != 0);
+	if (!name || !(action == GLFW_PRESS || (name[1] == '\0' && name[0] >= 'A' && name[0] <= 'Z')))
+		return;
+	bool shift = (mods & GLFW_MOD_SHIFT) != 0;
+	if (a->stepping && !keys_view_only(name)) {  // it needs the world: after the step
+		input_event e = {.kind = INPUT_KEY, .shift = shift};
+		snprintf(e.key, sizeof e.key, "%s", name);
+		app_queue_input(a, &e);
+		return;
+	}
+	keys_press(a, name, shift);
 }
 
 static void on_mouse_button(GLFWwindow *w, int button, int action, int mods)
 {
 	app *a = glfwGetWindowUserPointer(w);
 	int b = button == GLFW_MOUSE_BUTTON_LEFT ? 0 : (button == GLFW_MOUSE_BUTTON_RIGHT ? 1 : 2);
-	app_mouse_button(a, b, action == GLFW_PRESS, (mods & GLFW_MOD_SHIFT) != 0);
+	bool down = action == GLFW_PRESS, shift = (mods & GLFW_MOD_SHIFT) != 0;
+	// A plain left press picks the cloth and its release lets go: both need the world, so
+	// while a step runs they wait for it (in order). Panning and orbiting do not.
+	bool needs_world = b == 0 && (down ? !shift : a->dragging || a->queued_count > 0);
+	if (a->stepping && needs_world) {
+		input_event e = {.kind = INPUT_MOUSE_BUTTON, .button = b, .down = down, .shift = shift};
+		app_queue_input(a, &e);
+		return;
+	}
+	app_mouse_button(a, b, down, shift);
 }
 
 static void on_cursor(GLFWwindow *w, double x, double y)
@@ -214,22 +231,24 @@ static void on_error(int code, const char *text)
 static void on_drop(GLFWwindow *window, int count, const char **paths)
 {
 	app *a = glfwGetWindowUserPointer(window);
-	if (count > 0)
+	if (count <= 0)
+		return;
+	if (a->stepping)
+		snprintf(a->queued_drop, sizeof a->queued_drop, "%s", paths[0]);  // loaded after the step
+	else
 		app_drop_file(a, paths[0]);
 }
 
-// --record and --dump: the frame just drawn (frame numbers from 0, as pbd-sim's dumps).
+// --record: the frame just drawn (frame numbers from 0, as pbd-sim's dumps). --dump's OBJ
+// files are written where the world is read for drawing (app_sync): in a live window that is
+// between steps, which run on their own thread, so some frame numbers have none.
 static bool write_frame_files(app *a, const viewer_options *o, int frame)
 {
 	char path[4096];
-	bool ok = true;
+	bool ok = !a->dump_failed;
 	if (o->record_dir) {
 		snprintf(path, sizeof path, "%s/frame_%05d.png", o->record_dir, frame);
 		ok &= app_write_png(a, path);
-	}
-	if (o->dump_dir) {
-		snprintf(path, sizeof path, "%s/frame_%05d.obj", o->dump_dir, frame);
-		ok &= app_dump_obj(a, path);
 	}
 	return ok;
 }
@@ -246,6 +265,46 @@ static bool prepare_dir(const char *flag, const char *dir)
 		return false;
 	}
 	return true;
+}
+
+// Live window, world idle: takes in the last batch of steps, applies the input that waited
+// for it, copies what the frames draw, and hands the steps now due (fixed 60 Hz against the
+// wall clock, at most 4 at a time, one when steps are slower than real time) to the worker
+// (or, without one, runs them here).
+static void run_due_steps(app *a, stepper *worker)
+{
+	static double seconds_per_step;
+	int done = 0;
+	pbd_result r;
+	if (worker && stepper_collect(worker, &done, &r, &a->stats)) {
+		a->sim_time += done * (double)VIEWER_DT;
+		seconds_per_step = worker->seconds_per_step;
+		if (r != PBD_OK)
+			app_set_status(a, "step failed: %s", pbd_world_last_error(a->world));
+	}
+	a->stepping = false;
+	app_apply_queued_input(a);
+	int due = 0, most = seconds_per_step > VIEWER_DT ? 1 : 4;
+	while (a->accumulator >= VIEWER_DT && due < most) {
+		a->accumulator -= VIEWER_DT;
+		due++;
+	}
+	if (a->accumulator > VIEWER_DT)
+		a->accumulator = 0.0;  // fell behind: drop time rather than spiral
+	int steps = a->paused ? (a->step_once ? 1 : 0) : due;
+	a->step_once = false;
+	app_sync(a);  // the frames draw this state until the steps are done
+	if (steps == 0)
+		return;
+	app_follow_drag(a);
+	if (worker) {
+		a->stepping = true;
+		stepper_launch(worker, steps);
+		return;
+	}
+	if (app_advance(a->scene, a->world, &a->state, steps, &done, &a->stats) != PBD_OK)
+		app_set_status(a, "step failed: %s", pbd_world_last_error(a->world));
+	a->sim_time += done * (double)VIEWER_DT;
 }
 
 int main(int argc, char **argv)
@@ -336,6 +395,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	a.screenshot_path = o.screenshot;
+	a.dump_dir = o.dump_dir;
 	a.render = renderer_create(shader_dir, error, sizeof error);
 	if (!a.render) {
 		fprintf(stderr, "pbd-viewer: %s\n", error);
@@ -361,6 +421,10 @@ int main(int argc, char **argv)
 	int next_event = 0, status = 0;
 	double last = glfwGetTime(), fps_time = last, fps_sim_time = a.sim_time;
 	long fps_frames = 0;
+	// A live window steps on its own thread, so that it answers at display rate whatever a
+	// step costs; test mode steps in line, one fixed step per frame, for repeatable pictures.
+	stepper steps;
+	bool threaded = !test_mode && stepper_start(&steps, &a);
 	while (!glfwWindowShouldClose(window) && !a.quit && !(test_mode && a.frame >= o.common.frames)) {
 		glfwPollEvents();
 		glfwGetFramebufferSize(window, &a.width, &a.height);
@@ -376,24 +440,15 @@ int main(int argc, char **argv)
 			// Exactly one fixed step per frame: the same flags give the same pictures.
 			if (!a.paused || a.step_once)
 				app_step(&a);
+			a.step_once = false;
+			app_sync(&a);
 			a.frame_ms[a.frame_ms_newest = (a.frame_ms_newest + 1) % VIEWER_HISTORY] = 0.0f;  // no wall clock
 		} else {
-			// Fixed 60 Hz steps against the wall clock, at most 4 per drawn frame.
 			a.accumulator += now - last;
-			int steps = 0;
-			while (a.accumulator >= VIEWER_DT && steps < 4) {
-				if (!a.paused || a.step_once) {
-					app_step(&a);
-					a.step_once = false;
-				}
-				a.accumulator -= VIEWER_DT;
-				steps++;
-			}
-			if (a.accumulator > VIEWER_DT)
-				a.accumulator = 0.0;  // fell behind: drop time rather than spiral
+			if (!threaded || !stepper_busy(&steps))
+				run_due_steps(&a, threaded ? &steps : NULL);
 			a.frame_ms[a.frame_ms_newest = (a.frame_ms_newest + 1) % VIEWER_HISTORY] = (float)((now - last) * 1000.0);
 		}
-		a.step_once = false;
 		last = now;
 		if (++fps_frames, now - fps_time >= 0.5) {
 			a.fps = fps_frames / (now - fps_time);
@@ -421,6 +476,16 @@ int main(int argc, char **argv)
 		}
 		glfwSwapBuffers(window);
 	}
+	if (threaded && !stepper_stop(&steps)) {
+		// Quit while a step runs: the window goes at once and the process ends without
+		// waiting for the step (the operating system takes back what the world holds).
+		glfwDestroyWindow(window);
+		glfwTerminate();
+		fflush(stdout);
+		fflush(stderr);
+		_exit(status);
+	}
+	app_free(&a);
 	pbd_world_destroy(a.world);
 	pbd_task_pool_destroy(a.pool);
 	renderer_destroy(a.render);

@@ -35,9 +35,21 @@ typedef struct shadow_map {
 	float texel, offset;  // a texel in map coordinates (0: no shadows this frame), lookup offset in m
 } shadow_map;
 
+// What the last sync read from the world, so that frames can be drawn while a step runs.
+typedef struct scene_copy {
+	pbd_collider_def colliders[DEMO_MAX_COLLIDERS];
+	int collider_count;
+	int cloth_count;       // cloths uploaded (cloth buffers 0 .. count - 1)
+	bool cloth_ok[DEMO_MAX_CLOTHS];
+	int particle_count;    // instances in the instance buffer
+	bool have_casters;     // the box around what casts shadows is known
+	float casters_lo[3], casters_hi[3];
+} scene_copy;
+
 struct renderer {
 	GLuint cloth_program, solid_program, grid_program, overlay_program;
 	shadow_map shadow;
+	scene_copy scene;
 	mesh sphere, ball, cylinder, box;
 	GLuint grid_vao, grid_vbo;
 	GLuint instance_vbo;       // free particles: xyz + radius per sphere
@@ -356,14 +368,12 @@ static void draw_mesh(GLuint program, const mesh *m, const mat4 model, const flo
 }
 
 // Colliders other than planes, with `program` in use (the lit one, or the shadow map's).
-static void draw_colliders(renderer *r, GLuint program, const pbd_world *world, const demo_scene_state *state)
+static void draw_colliders(renderer *r, GLuint program)
 {
 	static const float color[3] = {0.62f, 0.58f, 0.52f};
 	glUniform1f(glGetUniformLocation(program, "u_instanced"), 0.0f);
-	for (int i = 0; i < state->collider_count; ++i) {
-		pbd_collider_def d;
-		if (pbd_collider_get_def(world, state->colliders[i], &d) != PBD_OK)
-			continue;
+	for (int i = 0; i < r->scene.collider_count; ++i) {
+		pbd_collider_def d = r->scene.colliders[i];
 		mat4 model;
 		if (d.type == PBD_SHAPE_SPHERE) {
 			vec3 s = {d.radius, d.radius, d.radius};
@@ -442,8 +452,7 @@ static void draw_particles(renderer *r, GLuint program, int count)
 	glUniform1f(glGetUniformLocation(program, "u_instanced"), 0.0f);
 }
 
-static void draw_planes(renderer *r, const pbd_world *world, const demo_scene_state *state, const mat4 vp,
-			const camera *cam)
+static void draw_planes(renderer *r, const mat4 vp, const camera *cam)
 {
 	static const float color[3] = {0.36f, 0.40f, 0.46f};
 	set_common(r, r->grid_program, vp, cam);
@@ -453,9 +462,9 @@ static void draw_planes(renderer *r, const pbd_world *world, const demo_scene_st
 	glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
 	glDepthMask(GL_FALSE);
 	glBindVertexArray(r->grid_vao);
-	for (int i = 0; i < state->collider_count; ++i) {
-		pbd_collider_def d;
-		if (pbd_collider_get_def(world, state->colliders[i], &d) != PBD_OK || d.type != PBD_SHAPE_PLANE)
+	for (int i = 0; i < r->scene.collider_count; ++i) {
+		const pbd_collider_def d = r->scene.colliders[i];
+		if (d.type != PBD_SHAPE_PLANE)
 			continue;
 		mat4 model;
 		vec3 one = {1.0f, 1.0f, 1.0f};
@@ -511,14 +520,13 @@ static bool caster_bounds(const pbd_world *world, const demo_scene_state *state,
 
 // Depth as the key light sees the casters, over the sphere around their box: cloth layers a
 // centimetre apart shadow each other (one texel is a few millimetres for a metre-sized scene).
-static void draw_shadow_map(renderer *r, const pbd_world *world, const demo_scene_state *state,
-			    cloth_buffers *const *cloths, int particle_count)
+static void draw_shadow_map(renderer *r)
 {
 	shadow_map *m = &r->shadow;
 	m->texel = 0.0f;
-	float lo[3], hi[3];
-	if (!caster_bounds(world, state, lo, hi))
+	if (!r->scene.have_casters)
 		return;
+	const float *lo = r->scene.casters_lo, *hi = r->scene.casters_hi;
 	vec3 centre, light, eye, up = {0.0f, 1.0f, 0.0f};
 	float radius = 0.5f * sqrtf((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
 				    (hi[2] - lo[2]) * (hi[2] - lo[2])) + 0.05f;
@@ -544,29 +552,38 @@ static void draw_shadow_map(renderer *r, const pbd_world *world, const demo_scen
 	glPolygonOffset(2.0f, 4.0f);
 	glUseProgram(m->program);
 	glUniformMatrix4fv(glGetUniformLocation(m->program, "u_view_proj"), 1, GL_FALSE, (const float *)m->view_proj);
-	draw_colliders(r, m->program, world, state);
-	draw_particles(r, m->program, particle_count);
+	draw_colliders(r, m->program);
+	draw_particles(r, m->program, r->scene.particle_count);
 	mat4 identity;
 	glm_mat4_identity(identity);
 	glUniformMatrix4fv(glGetUniformLocation(m->program, "u_model"), 1, GL_FALSE, (const float *)identity);
-	for (int i = 0; i < state->cloth_count && i < DEMO_MAX_CLOTHS; ++i)
-		if (cloths[i]) {
-			glBindVertexArray(cloths[i]->vao);
-			glDrawElements(GL_TRIANGLES, 3 * cloths[i]->triangle_count, GL_UNSIGNED_INT, (void *)0);
+	for (int i = 0; i < r->scene.cloth_count; ++i)
+		if (r->scene.cloth_ok[i]) {
+			glBindVertexArray(r->cloths[i].vao);
+			glDrawElements(GL_TRIANGLES, 3 * r->cloths[i].triangle_count, GL_UNSIGNED_INT, (void *)0);
 		}
 	glDisable(GL_POLYGON_OFFSET_FILL);
 	glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)target);
 }
 
-void renderer_draw_scene(renderer *r, const pbd_world *world, const demo_scene_state *state, const camera *cam,
-			 int width, int height, bool wireframe)
+void renderer_sync(renderer *r, const pbd_world *world, const demo_scene_state *state)
 {
-	cloth_buffers *cloths[DEMO_MAX_CLOTHS] = {0};
-	for (int i = 0; i < state->cloth_count && i < DEMO_MAX_CLOTHS; ++i)
-		cloths[i] = upload_cloth(r, i, world, state->cloths[i]);
-	int particle_count = gather_particles(r, world, state);
+	scene_copy *c = &r->scene;
+	c->cloth_count = state->cloth_count < DEMO_MAX_CLOTHS ? state->cloth_count : DEMO_MAX_CLOTHS;
+	for (int i = 0; i < c->cloth_count; ++i)
+		c->cloth_ok[i] = upload_cloth(r, i, world, state->cloths[i]) != NULL;
+	c->particle_count = gather_particles(r, world, state);
+	c->collider_count = 0;
+	for (int i = 0; i < state->collider_count && i < DEMO_MAX_COLLIDERS; ++i)
+		if (pbd_collider_get_def(world, state->colliders[i], &c->colliders[c->collider_count]) == PBD_OK)
+			c->collider_count++;
+	c->have_casters = caster_bounds(world, state, c->casters_lo, c->casters_hi);
+}
+
+void renderer_draw(renderer *r, const camera *cam, int width, int height, bool wireframe)
+{
 	glDisable(GL_CULL_FACE);
-	draw_shadow_map(r, world, state, cloths, particle_count);
+	draw_shadow_map(r);
 
 	glViewport(0, 0, width, height);
 	glClearColor(0.13f, 0.15f, 0.18f, 1.0f);
@@ -575,8 +592,8 @@ void renderer_draw_scene(renderer *r, const pbd_world *world, const demo_scene_s
 	mat4 vp;
 	camera_view_proj(cam, width, height, vp);
 	set_common(r, r->solid_program, vp, cam);
-	draw_colliders(r, r->solid_program, world, state);
-	draw_particles(r, r->solid_program, particle_count);
+	draw_colliders(r, r->solid_program);
+	draw_particles(r, r->solid_program, r->scene.particle_count);
 
 	static const float palette[][2][3] = {
 		{{0.80f, 0.22f, 0.18f}, {0.80f, 0.90f, 0.55f}},
@@ -585,10 +602,10 @@ void renderer_draw_scene(renderer *r, const pbd_world *world, const demo_scene_s
 		{{0.62f, 0.35f, 0.70f}, {0.88f, 0.80f, 0.88f}},
 	};
 	set_common(r, r->cloth_program, vp, cam);
-	for (int i = 0; i < state->cloth_count && i < DEMO_MAX_CLOTHS; ++i) {
-		cloth_buffers *c = cloths[i];
-		if (!c)
+	for (int i = 0; i < r->scene.cloth_count; ++i) {
+		if (!r->scene.cloth_ok[i])
 			continue;
+		const cloth_buffers *c = &r->cloths[i];
 		glBindVertexArray(c->vao);
 		const float(*colors)[3] = palette[i % 4];
 		glUniform3fv(glGetUniformLocation(r->cloth_program, "u_front_color"), 1, colors[0]);
@@ -608,7 +625,7 @@ void renderer_draw_scene(renderer *r, const pbd_world *world, const demo_scene_s
 			glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
 		}
 	}
-	draw_planes(r, world, state, vp, cam);
+	draw_planes(r, vp, cam);
 	glBindVertexArray(0);
 }
 

@@ -2,6 +2,7 @@
 // pbd-viewer: shared declarations of the viewer's parts.
 #pragma once
 
+#include <pthread.h>
 #include <stdbool.h>
 
 #include <cglm/cglm.h>
@@ -13,6 +14,14 @@
 
 #define VIEWER_DT (1.0f / 60.0f)
 #define VIEWER_HISTORY 120
+
+// Input that touches the world, held while a step runs.
+typedef struct input_event {
+	enum { INPUT_KEY, INPUT_MOUSE_BUTTON } kind;
+	char key[8];
+	bool shift, down;
+	int button;
+} input_event;
 
 // ---------------------------------------------------------------------------- camera.c
 typedef struct camera {
@@ -57,10 +66,12 @@ typedef struct hud_text hud_text;
 // Drops what the renderer keeps of the cloths drawn so far (their buffers stay for reuse): the
 // next frame uploads every cloth afresh, with the weave printed on the shape it then has.
 void renderer_forget_cloths(renderer *r);
-// Draws the scene: planes, colliders, cloths (and a wireframe overlay on demand).
-void renderer_draw_scene(renderer *r, const pbd_world *world, const demo_scene_state *state, const camera *cam,
-			 int width, int height, bool wireframe);
-// Overlay: text lines (one color each) in a panel at (x, y), and a frame-time graph.
+// Reads what it draws from the world (cloth positions, colliders, particles) and uploads it;
+// the world must not be stepping meanwhile.
+void renderer_sync(renderer *r, const pbd_world *world, const demo_scene_state *state);
+// Draws the scene as the last sync left it: planes, colliders, cloths (and a wireframe overlay
+// on demand). It reads nothing from the world, so it may run while a step does.
+void renderer_draw(renderer *r, const camera *cam, int width, int height, bool wireframe);
 void renderer_begin_overlay(renderer *r, int width, int height);
 void renderer_panel(renderer *r, float x, float y, float w, float h, const float rgba[4]);
 /// A line `width` pixels wide from (x0, y0) to (x1, y1), in overlay pixels.
@@ -111,11 +122,43 @@ typedef struct app {
 	pbd_attachment_id grab;       // the engine's grab of a free vertex (pbd_grab_begin)
 	float drag_depth;             // distance of the grabbed point along the view direction
 	float drag_target[3];         // where the cursor pulls the dragged vertex now
+	// What the overlay shows of the world, copied at the last sync (app_sync): frames drawn
+	// while a step runs read these, never the world.
+	char param_lines[16][96];
+	int param_line_count;
+	float *pin_points;            // xyz of every pinned vertex
+	int pin_count, pin_capacity;
+	float *normal_lines;          // two points (xyz, xyz) per drawn vertex normal
+	int normal_count, normal_capacity;
+	bool drag_point_known;
+	float drag_point[3];          // where the dragged vertex is
+	// Live window: steps run on their own thread (stepper.c); input that needs the world
+	// waits here while one does.
+	bool stepping;
+	input_event queued[64];
+	int queued_count;
+	char queued_drop[1024];       // a file dropped while a step ran ("" none)
+	const char *dump_dir;         // --dump: each sync writes DIR/frame_%05d.obj (frame = frames drawn)
+	bool dump_failed;
 } app;
 
 // Loads `scene` (keeping `keep_params` values of the current world, if any).
 bool app_load_scene(app *a, const demo_scene *scene, bool keep_params);
+// One step in test mode (or a paused window's single step): the drag, then the scene.
 void app_step(app *a);
+// Before steps, on the main thread: the dragged vertex is pulled to the cursor.
+void app_follow_drag(app *a);
+// `steps` steps of the scene (on any thread; it touches the world and state only). *done
+// gets the steps taken (fewer when one failed: its result is returned), *stats the figures.
+pbd_result app_advance(const demo_scene *scene, pbd_world *world, demo_scene_state *state, int steps, int *done,
+		       pbd_world_stats *stats);
+// Copies what the next frames draw from the world (renderer and overlay) and lets the
+// camera follow the scene's focus; the world must be idle.
+void app_sync(app *a);
+// Input that waits for the world while a step runs, applied in order once it is idle.
+void app_queue_input(app *a, const input_event *event);
+void app_apply_queued_input(app *a);
+void app_free(app *a);
 void app_set_status(app *a, const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 2, 3)))
@@ -135,7 +178,32 @@ bool app_drop_file(app *a, const char *path);
 bool app_save_tuning(app *a);
 // Switches every cloth to the next material preset (after the last: back to the scene's own).
 void app_next_material(app *a);
+// Draws the frame from what the last sync copied (the world may be stepping meanwhile).
 void app_draw(app *a);
+
+// ---------------------------------------------------------------------------- stepper.c
+typedef struct stepper {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	app *a;
+	int pending;              // steps handed to the worker and not yet done (0: idle)
+	bool finished, stop, running;
+	int steps_done;           // of the last batch
+	pbd_result result;
+	pbd_world_stats stats;
+	double seconds_per_step;  // wall clock, last batch
+} stepper;
+
+bool stepper_start(stepper *s, app *a);
+bool stepper_busy(stepper *s);
+// Hands `steps` steps to the worker (it must be idle).
+void stepper_launch(stepper *s, int steps);
+// The last batch's outcome, once, after it finished.
+bool stepper_collect(stepper *s, int *steps_done, pbd_result *result, pbd_world_stats *stats);
+// Ends the worker; false when a step still runs (the caller then ends the process without
+// waiting for it).
+bool stepper_stop(stepper *s);
 void app_mouse_button(app *a, int button, bool down, bool shift);
 void app_mouse_move(app *a, double x, double y);
 void app_scroll(app *a, double dy);
@@ -173,6 +241,9 @@ const key_binding *key_binding_at(int index);
 // Handles one key press (the same path for real keys and --keys). `name` is a key name as
 // in the table, case-insensitive for letters; `shift` lowers parameters.
 bool keys_press(app *a, const char *name, bool shift);
+// Whether a key only changes the view (help, panel, wireframe, pause...): it acts at once even
+// while a step runs; the others wait for the world.
+bool keys_view_only(const char *name);
 void keys_print_help(FILE *out);
 // Overlay text of every tunable parameter, one line each: its keys, name, value and unit,
 // separated by tabs (the panel puts each in its own column).
