@@ -264,10 +264,12 @@ static void draw_pins_and_normals(app *a)
 			if (to_screen(a, view_proj, a->normal_lines + 6 * i, &sx, &sy) &&
 			    to_screen(a, view_proj, a->normal_lines + 6 * i + 3, &tx, &ty))
 				renderer_line(a->render, sx, sy, tx, ty, 1.0f, normal_color);
+	// 8 pixels across in a 720-row window, smaller in a small one (never below 4).
+	float half = fmaxf(2.0f, 4.0f * fminf(1.0f, (float)a->height / 720.0f));
 	for (int i = 0; i < a->pin_count; ++i)
 		if (to_screen(a, view_proj, a->pin_points + 3 * i, &sx, &sy)) {
-			renderer_panel(a->render, sx - 4.0f, sy - 4.0f, 8.0f, 8.0f, pin_edge);
-			renderer_panel(a->render, sx - 2.0f, sy - 2.0f, 4.0f, 4.0f, pin_fill);
+			renderer_panel(a->render, sx - half, sy - half, 2.0f * half, 2.0f * half, pin_edge);
+			renderer_panel(a->render, sx - 0.5f * half, sy - 0.5f * half, half, half, pin_fill);
 		}
 }
 
