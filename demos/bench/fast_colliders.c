@@ -494,33 +494,55 @@ static void print_sweep(const char *name, int substeps, const sweep_figures *f, 
 	bench_print_target(what, f->quiet_ms > 0.0 ? f->worst_ms / f->quiet_ms : INFINITY, "x", "<=", 3, note);
 }
 
+// The capsule (radius 6 cm, 0.72 m long): across the curtain (its axis along x) or upright;
+// it starts 0.5 m in front at half the curtain's height, rests 0.5 s, sweeps 1 m through at
+// `speed`, rests 1.2 s, comes back and rests 1.2 s.
+static sweep_scene capsule_scene(bool across, float speed)
+{
+	sweep_scene sc = {0};
+	sc.collider = pbd_collider_def_default();
+	sc.collider.type = PBD_SHAPE_CAPSULE;
+	sc.collider.radius = 0.06f;
+	sc.collider.half_height = 0.3f;
+	float s45 = sinf(0.25f * kPi), c45 = cosf(0.25f * kPi);
+	const float turned[4] = {0.0f, 0.0f, -s45, c45}, identity[4] = {0, 0, 0, 1};  // local y onto x
+	memcpy(sc.collider.rotation, across ? turned : identity, sizeof sc.collider.rotation);
+	sc.collider.static_friction = sc.collider.kinetic_friction = 0.1f;
+	sc.path = (sweep_path){dv(0.0, 1.0, -0.5), dv(0.0, 1.0, 0.5), speed, 0.5, 1.2, true};
+	memcpy(sc.collider.position, (float[3]){0.0f, 1.0f, -0.5f}, sizeof sc.collider.position);
+	return sc;
+}
+
+void fast_capsule_sweep(bool across, float speed, int substeps, double budget_s, capsule_sweep_result *out)
+{
+	sweep_scene sc = capsule_scene(across, speed);
+	sweep_figures f;
+	run_sweep(&sc, substeps, 1e3 * budget_s, &f);
+	*out = (capsule_sweep_result){
+		.frames = f.contact.frames,
+		.crossing_frames = f.contact.crossing_frames,
+		.inside_frames = f.contact.inside_frames,
+		.worst_strain = f.strain,
+		.settled_strain = f.settled_strain,
+		.settled_seen = f.settled_seen,
+		.fastest_vertex = f.fastest,
+		.partial = f.contact.partial,
+		.failed = f.contact.failed,
+	};
+}
+
 void run_fast_collider_targets(double budget_s)
 {
 	printf("\nfast colliders (1 thread; %.0f s of computing at most per run, marked partial beyond)\n", budget_s);
 	const int substeps[] = {1, 10};
 	const float identity[4] = {0, 0, 0, 1};
 	float s45 = sinf(0.25f * kPi), c45 = cosf(0.25f * kPi);
-	// The capsule: across the curtain (its axis along x) and upright; it starts 0.5 m in
-	// front at half the curtain's height, rests 0.5 s, sweeps 1 m through, rests 1.2 s, comes
-	// back and rests 1.2 s.
+	// The capsule, across and upright (capsule_scene).
 	const float speeds[] = {3.0f, 10.0f, 50.0f};
 	for (int orientation = 0; orientation < 2; ++orientation)
 		for (int k = 0; k < 3; ++k)
 			for (int s = 0; s < 2; ++s) {
-				sweep_scene sc = {0};
-				sc.collider = pbd_collider_def_default();
-				sc.collider.type = PBD_SHAPE_CAPSULE;
-				sc.collider.radius = 0.06f;
-				sc.collider.half_height = 0.3f;
-				if (orientation == 0) {  // local y turned onto x
-					const float across[4] = {0.0f, 0.0f, -s45, c45};
-					memcpy(sc.collider.rotation, across, sizeof across);
-				} else {
-					memcpy(sc.collider.rotation, identity, sizeof identity);
-				}
-				sc.collider.static_friction = sc.collider.kinetic_friction = 0.1f;
-				sc.path = (sweep_path){dv(0.0, 1.0, -0.5), dv(0.0, 1.0, 0.5), speeds[k], 0.5, 1.2, true};
-				memcpy(sc.collider.position, (float[3]){0.0f, 1.0f, -0.5f}, sizeof sc.collider.position);
+				sweep_scene sc = capsule_scene(orientation == 0, speeds[k]);
 				char name[96];
 				snprintf(name, sizeof name, "capsule %s at %g m/s", orientation == 0 ? "across" : "upright",
 					 (double)speeds[k]);

@@ -140,13 +140,10 @@ void app_follow_drag(app *a)
 	float t = along > 1e-4f ? a->drag_depth / along : 0.0f;
 	glm_vec3_scale(dir, t, target);
 	glm_vec3_add(origin, target, target);
-	// A pin goes where it is put; a free vertex is pulled by the engine's grab, which the
-	// colliders, contacts and the no-crossing guard can stop.
+	// The engine's grab pulls the vertex (a pinned one too, let go of its pin while dragged):
+	// colliders, contacts and the no-crossing guard can stop it, however fast the cursor.
 	glm_vec3_copy(target, a->drag_target);
-	if (a->drag_was_pinned)
-		pbd_cloth_pin_vertex(a->world, a->drag_cloth, a->drag_vertex, target);
-	else
-		pbd_grab_move(a->world, a->grab, target);
+	pbd_grab_move(a->world, a->grab, target);
 }
 
 pbd_result app_advance(const demo_scene *scene, pbd_world *world, demo_scene_state *state, int steps, int *done,
@@ -546,7 +543,40 @@ void app_draw(app *a)
 	draw_overlay(a);
 }
 
-// Ray against every cloth triangle (Moller-Trumbore); picks the nearest hit's closest vertex.
+// A pin's mark, when the cursor is on it (within the mark's size, 6 pixels): pins are small
+// targets, and the corner triangle under the cursor may well pick the pin's neighbour.
+static bool pick_pin(app *a, const vec3 eye, const vec3 forward, pbd_cloth_id *cloth, int *vertex, float *depth)
+{
+	const float reach = 6.0f;
+	mat4 view_proj;
+	camera_view_proj(&a->cam, a->width, a->height, view_proj);
+	float best = reach * reach;
+	bool found = false;
+	for (int c = 0; c < a->state.cloth_count; ++c) {
+		int n = 0;
+		const float *x = pbd_cloth_positions(a->world, a->state.cloths[c], &n);
+		for (int i = 0; x && i < n; ++i) {
+			float w = 1.0f, sx, sy;
+			if (pbd_cloth_get_inverse_mass(a->world, a->state.cloths[c], i, &w) != PBD_OK || w != 0.0f ||
+			    !to_screen(a, view_proj, x + 3 * i, &sx, &sy))
+				continue;
+			float dx = sx - (float)a->mouse_x, dy = sy - (float)a->mouse_y, d2 = dx * dx + dy * dy;
+			if (d2 > best)
+				continue;
+			best = d2;
+			found = true;
+			*cloth = a->state.cloths[c];
+			*vertex = i;
+			vec3 to;
+			glm_vec3_sub((float *)(x + 3 * i), (float *)eye, to);
+			*depth = glm_vec3_dot(to, (float *)forward);
+		}
+	}
+	return found;
+}
+
+// Ray against every cloth triangle (Moller-Trumbore); picks the nearest hit's closest vertex,
+// or a pin whose mark is under the cursor.
 static bool pick(app *a, pbd_cloth_id *cloth, int *vertex, float *depth)
 {
 	vec3 origin, dir, eye, forward;
@@ -586,12 +616,43 @@ static bool pick(app *a, pbd_cloth_id *cloth, int *vertex, float *depth)
 			*vertex = (int)tri[3 * k + corner];
 		}
 	}
-	if (best == INFINITY)
-		return false;
 	camera_eye(&a->cam, eye);
 	glm_vec3_sub(a->cam.target, eye, forward);
 	glm_vec3_normalize(forward);
+	if (pick_pin(a, eye, forward, cloth, vertex, depth))
+		return true;
+	if (best == INFINITY)
+		return false;
 	*depth = best * glm_vec3_dot(dir, forward);
+	return true;
+}
+
+// Grabs the picked vertex with the engine's grab. A pinned vertex is let go of its pin for
+// the drag and grabbed alone (its neighbours keep hanging from it), as stiffly as the grab
+// allows, with enough force to carry its cloth: the pin, too, cannot be dragged into a collider
+// or through the cloth. It is pinned again where the drag leaves it.
+static bool begin_drag(app *a)
+{
+	pbd_grab_def gd = pbd_grab_def_default();
+	gd.cloth = a->drag_cloth;
+	gd.vertex = a->drag_vertex;
+	if (a->drag_was_pinned) {
+		if (pbd_cloth_release_vertex(a->world, a->drag_cloth, a->drag_vertex) != PBD_OK) {
+			app_set_status(a, "cannot drag this pin: %s", pbd_world_last_error(a->world));
+			return false;
+		}
+		gd.radius = 1e-6f;  // the vertex alone
+	}
+	if (pbd_grab_begin(a->world, &gd, &a->grab) != PBD_OK) {
+		app_set_status(a, "cannot grab: %s", pbd_world_last_error(a->world));
+		if (a->drag_was_pinned) {  // back on its pin
+			int n = 0;
+			const float *x = pbd_cloth_positions(a->world, a->drag_cloth, &n);
+			if (x && a->drag_vertex < n)
+				pbd_cloth_pin_vertex(a->world, a->drag_cloth, a->drag_vertex, x + 3 * a->drag_vertex);
+		}
+		return false;
+	}
 	return true;
 }
 
@@ -603,25 +664,21 @@ void app_mouse_button(app *a, int button, bool down, bool shift)
 			float w = 0.0f;
 			pbd_cloth_get_inverse_mass(a->world, a->drag_cloth, a->drag_vertex, &w);
 			a->drag_was_pinned = w == 0.0f;
-			a->dragging = true;
-			if (!a->drag_was_pinned) {
-				pbd_grab_def gd = pbd_grab_def_default();
-				gd.cloth = a->drag_cloth;
-				gd.vertex = a->drag_vertex;
-				if (pbd_grab_begin(a->world, &gd, &a->grab) != PBD_OK) {
-					app_set_status(a, "cannot grab: %s", pbd_world_last_error(a->world));
-					a->dragging = false;
-				}
-			}
+			a->dragging = begin_drag(a);
 		}
 		if (button == 0 && shift)
 			a->mouse_button = 2;  // shift+left pans
 		return;
 	}
 	if (a->dragging && button == 0) {
-		// A dragged pin stays where it was put; a grabbed patch is let go with its motion.
-		if (!a->drag_was_pinned)
-			pbd_grab_end(a->world, a->grab);
+		// A grabbed patch is let go with its motion; a dragged pin is pinned where it got to.
+		pbd_grab_end(a->world, a->grab);
+		if (a->drag_was_pinned) {
+			int n = 0;
+			const float *x = pbd_cloth_positions(a->world, a->drag_cloth, &n);
+			if (x && a->drag_vertex < n)
+				pbd_cloth_pin_vertex(a->world, a->drag_cloth, a->drag_vertex, x + 3 * a->drag_vertex);
+		}
 		a->dragging = false;
 	}
 	a->mouse_button = -1;

@@ -212,8 +212,8 @@ void keys_print_help(FILE *out)
 		}
 	}
 	fprintf(out, "mouse: left-drag on the cloth pulls it by a spring (a line shows the pull; colliders and\n"
-		     "       contacts can stop it; pinned vertices move their pin), left-drag elsewhere orbits,\n"
-		     "       right-drag or shift+left-drag pans, the wheel zooms\n");
+		     "       contacts can stop it; a pin is pulled the same way and pinned again where it is\n"
+		     "       let go), left-drag elsewhere orbits, right-drag or shift+left-drag pans, the wheel zooms\n");
 }
 
 int keys_param_lines(const app *a, char lines[][96], int capacity)

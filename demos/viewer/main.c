@@ -425,6 +425,7 @@ int main(int argc, char **argv)
 	// step costs; test mode steps in line, one fixed step per frame, for repeatable pictures.
 	stepper steps;
 	bool threaded = !test_mode && stepper_start(&steps, &a);
+	const demo_scene *titled = a.scene;  // the window's title names the scene shown
 	while (!glfwWindowShouldClose(window) && !a.quit && !(test_mode && a.frame >= o.common.frames)) {
 		glfwPollEvents();
 		glfwGetFramebufferSize(window, &a.width, &a.height);
@@ -457,6 +458,11 @@ int main(int argc, char **argv)
 			fps_time = now;
 			fps_sim_time = a.sim_time;
 			fps_frames = 0;
+		}
+		if (a.scene != titled) {
+			snprintf(title, sizeof title, "pbd - %s", a.scene->name);
+			glfwSetWindowTitle(window, title);
+			titled = a.scene;
 		}
 		app_draw(&a);
 		a.frame++;
