@@ -57,26 +57,36 @@ static bool is_particle_blue(const unsigned char *px)
 	return px[2] > px[0] + 60 && px[2] > px[1] + 20;
 }
 
+// Scene `name` run headless for `frames` fixed steps, and the view-projection the viewer's
+// camera has then (a followed scene's camera follows from its start, as in the viewer). The
+// caller destroys *w.
+static int run_and_view(const char *name, int frames, pbd_world **w, demo_scene_state *st, mat4 vp)
+{
+	const demo_scene *scene = demo_scene_find(name);
+	CHECK(scene);
+	char err[256];
+	CHECK_OK(demo_scene_load(scene, NULL, NULL, w, st, err, sizeof err));
+	camera cam;
+	camera_from_scene(&cam, scene);
+	float heading = NAN;
+	camera_follow(&cam, scene, *w, st, &heading);
+	for (int f = 0; f < frames; ++f)
+		CHECK_OK(demo_scene_step(scene, *w, st, VIEWER_DT));
+	camera_follow(&cam, scene, *w, st, &heading);
+	camera_view_proj(&cam, kWidth, kHeight, vp);
+	return 0;
+}
+
 // The scene run headless for `frames` fixed steps, then its cloths (or, for pile, its
 // particles) projected with the viewer's camera: per body, the screen box that holds all of
 // its vertices; the first is the one drawn red. *count receives the number of boxes.
 static int expected_boxes(const char *name, int frames, float boxes[][4], int *count)
 {
-	const demo_scene *scene = demo_scene_find(name);
-	CHECK(scene);
 	pbd_world *w;
 	demo_scene_state st;
-	char err[256];
-	CHECK_OK(demo_scene_load(scene, NULL, NULL, &w, &st, err, sizeof err));
-	camera cam;
-	camera_from_scene(&cam, scene);
-	float heading = NAN;  // as the viewer does: follows from the scene's start
-	camera_follow(&cam, scene, w, &st, &heading);
-	for (int f = 0; f < frames; ++f)
-		CHECK_OK(demo_scene_step(scene, w, &st, VIEWER_DT));
-	camera_follow(&cam, scene, w, &st, &heading);
 	mat4 vp;
-	camera_view_proj(&cam, kWidth, kHeight, vp);
+	if (run_and_view(name, frames, &w, &st, vp))
+		return 1;
 	bool particles = strcmp(name, "pile") == 0;
 	*count = 0;
 	for (int c = particles ? st.cloth_count : 0;
@@ -162,25 +172,14 @@ static bool same_file(const char *a, const char *b)
 	return same;
 }
 
-// Lowering the stretch stiffness through --keys changes the picture (the cloth sags); the
 // Where the viewer draws vertex `vertex` of cloth 0 of scene `name` after `frames` frames.
 static int projected_vertex(const char *name, int frames, int vertex, float *sx, float *sy)
 {
-	const demo_scene *scene = demo_scene_find(name);
-	CHECK(scene);
 	pbd_world *w;
 	demo_scene_state st;
-	char err[256];
-	CHECK_OK(demo_scene_load(scene, NULL, NULL, &w, &st, err, sizeof err));
-	camera cam;
-	camera_from_scene(&cam, scene);
-	float heading = NAN;
-	camera_follow(&cam, scene, w, &st, &heading);
-	for (int f = 0; f < frames; ++f)
-		CHECK_OK(demo_scene_step(scene, w, &st, VIEWER_DT));
-	camera_follow(&cam, scene, w, &st, &heading);
 	mat4 vp;
-	camera_view_proj(&cam, kWidth, kHeight, vp);
+	if (run_and_view(name, frames, &w, &st, vp))
+		return 1;
 	int n = 0;
 	const float *x = pbd_cloth_positions(w, st.cloths[0], &n);
 	CHECK(vertex < n);
@@ -235,6 +234,7 @@ static int pins_and_normals_drawn(void)
 	return 0;
 }
 
+// Lowering the stretch stiffness through --keys changes the picture (the cloth sags); the
 // same flags again give the same bytes.
 static int keys_change_picture(void)
 {

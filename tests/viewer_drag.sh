@@ -15,14 +15,7 @@ sleep 2  # the cloth settles over the sphere
 xdotool windowfocus --sync "$wid" 2>/dev/null || true
 # Press on the cloth where it lies over the top of the sphere, then pull straight down past
 # the bottom of the window in a few fast moves, hold, and let go.
-xdotool mousemove --window "$wid" 350 170 mousedown 1
-sleep 0.3
-for y in 200 260 320 359; do
-  xdotool mousemove --window "$wid" 350 "$y"
-  sleep 0.05
-done
-sleep 1.5
-xdotool mouseup 1
+drag_down "$wid" 350 170 "200 260 320 359"
 sleep 0.5
 quit_with_escape "$pid" || { echo "the viewer did not end well after Escape"; exit 1; }
 ls "$dir"/frame_*.obj >/dev/null 2>&1 || { echo "no --dump files"; exit 1; }

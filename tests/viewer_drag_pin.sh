@@ -19,15 +19,14 @@ xdotool windowfocus --sync "$wid" 2>/dev/null || true
 # The right pin is drawn at (372.5, 79.5) in this window, the cloth's corner just below and
 # left of it: press there, pull straight down past the bottom of the window in a few fast
 # moves, hold, and let go.
-xdotool mousemove --window "$wid" 370 81 mousedown 1
-sleep 0.3
-for y in 150 250 330 359; do
-  xdotool mousemove --window "$wid" 370 "$y"
-  sleep 0.05
+drag_down "$wid" 370 81 "150 250 330 359"
+# Wait (up to 30 s: steps of this folding, self-touching cloth are slow on a busy machine)
+# until the two newest dumps both come after the release (no drag line in them).
+for _ in $(seq 1 300); do
+  newest=$(ls "$dir"/frame_*.obj 2>/dev/null | tail -n 2)
+  [ "$(echo "$newest" | wc -w)" -eq 2 ] && ! grep -q '^# drag ' $newest && break
+  sleep 0.1
 done
-sleep 1.5
-xdotool mouseup 1
-sleep 3  # steps after the release (the cloth folds and touches itself: they are slow here)
 quit_with_escape "$pid" || { echo "the viewer did not end well after Escape"; exit 1; }
 ls "$dir"/frame_*.obj >/dev/null 2>&1 || { echo "no --dump files"; exit 1; }
 last=$(ls "$dir"/frame_*.obj | tail -n 1)

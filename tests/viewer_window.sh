@@ -30,3 +30,17 @@ quit_with_escape() {
   fi
   wait "$pid"
 }
+
+# Presses the left button at (X, Y) in window WID, pulls it straight down through the rows
+# ROWS (fast moves, 50 ms apart), holds 1.5 s and lets go.
+drag_down() {
+  local wid="$1" x="$2" y="$3" rows="$4"
+  xdotool mousemove --window "$wid" "$x" "$y" mousedown 1
+  sleep 0.3
+  for row in $rows; do
+    xdotool mousemove --window "$wid" "$x" "$row"
+    sleep 0.05
+  done
+  sleep 1.5
+  xdotool mouseup 1
+}
