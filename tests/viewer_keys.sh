@@ -70,6 +70,11 @@ awk '
   }
   END {
     A = ARGV[1]; B = ARGV[2]; C = ARGV[3]
+    # Every value read must be in every file (a missing one would read as 0 and pass).
+    m = split("stretch_compliance bend_compliance static_friction kinetic_friction substeps iterations gravity wind damping", all, " ")
+    for (k = 1; k <= m; ++k)
+      for (f = 1; f <= 3; ++f)
+        if (!((ARGV[f], all[k]) in v)) { printf "%s: no %s\n", ARGV[f], all[k]; bad = 1 }
     check("stretch_compliance raised", v[A, "stretch_compliance"] / 2, v[B, "stretch_compliance"])
     check("bend_compliance raised", v[A, "bend_compliance"] / 2, v[B, "bend_compliance"])
     check("static_friction raised", v[A, "static_friction"] + 0.05, v[B, "static_friction"])

@@ -47,7 +47,6 @@ static void axis_angle(float q[4], float x, float y, float z, float degrees)
 	q[3] = cosf(half);
 }
 
-// A 1 m square cloth pinned at its two top corners, hanging in the vertical plane z = 0.
 // The share of its width by which the hanging cloth's pins are brought together, and how
 // long they take to get there (starting apart, so the cloth is not yanked).
 #define HANG_SLACK 0.3f

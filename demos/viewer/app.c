@@ -49,6 +49,7 @@ bool app_load_scene(app *a, const demo_scene *scene, bool keep_params)
 			demo_param_at(i)->set(world, &state, kept[i]);
 	bool same_scene = a->scene == scene;
 	renderer_forget_cloths(a->render);  // the new world's cloths are new, whatever their ids
+	a->pin_count = a->normal_count = 0;  // the marks were the old world's (the next sync draws these)
 	pbd_world_destroy(a->world);
 	a->world = world;
 	a->state = state;
@@ -157,13 +158,19 @@ pbd_result app_advance(const demo_scene *scene, pbd_world *world, demo_scene_sta
 	return r;
 }
 
+void app_note_steps(app *a, int done, pbd_result result)
+{
+	a->sim_time += done * (double)VIEWER_DT;
+	if (result != PBD_OK)
+		app_set_status(a, "step failed: %s", pbd_world_last_error(a->world));
+}
+
 void app_step(app *a)
 {
 	app_follow_drag(a);
 	int done = 0;
-	if (app_advance(a->scene, a->world, &a->state, 1, &done, &a->stats) != PBD_OK)
-		app_set_status(a, "step failed: %s", pbd_world_last_error(a->world));
-	a->sim_time += VIEWER_DT;
+	pbd_result r = app_advance(a->scene, a->world, &a->state, 1, &done, &a->stats);
+	app_note_steps(a, done, r);
 }
 
 bool app_write_screenshot(app *a, const char *path)
@@ -205,15 +212,17 @@ static bool to_screen(const app *a, const mat4 view_proj, const float p[3], floa
 	return true;
 }
 
-static bool reserve_points(float **points, int *capacity, int needed, int floats_each)
+// Room for `needed` items of `size` bytes in *items (grown by half again when short).
+static bool reserve_items(void **items, int *capacity, int needed, size_t size)
 {
 	if (needed <= *capacity)
 		return true;
-	float *grown = realloc(*points, sizeof(float) * (size_t)floats_each * (size_t)needed);
+	int grown_capacity = needed + needed / 2;
+	void *grown = realloc(*items, size * (size_t)grown_capacity);
 	if (!grown)
 		return false;
-	*points = grown;
-	*capacity = needed;
+	*items = grown;
+	*capacity = grown_capacity;
 	return true;
 }
 
@@ -234,10 +243,16 @@ static void copy_pins_and_normals(app *a)
 		for (int i = 0; i < n; ++i) {
 			float inverse_mass = 1.0f;
 			if (pbd_cloth_get_inverse_mass(a->world, a->state.cloths[c], i, &inverse_mass) == PBD_OK &&
-			    inverse_mass == 0.0f && reserve_points(&a->pin_points, &a->pin_capacity, a->pin_count + 1, 3))
-				memcpy(a->pin_points + 3 * a->pin_count++, x + 3 * i, 3 * sizeof(float));
+			    inverse_mass == 0.0f &&
+			    reserve_items((void **)&a->pins, &a->pin_capacity, a->pin_count + 1, sizeof *a->pins)) {
+				viewer_pin *pin = &a->pins[a->pin_count++];
+				memcpy(pin->position, x + 3 * i, sizeof pin->position);
+				pin->cloth = c;
+				pin->vertex = i;
+			}
 			if (a->show_normals && normals && i % every == 0 &&
-			    reserve_points(&a->normal_lines, &a->normal_capacity, a->normal_count + 1, 6)) {
+			    reserve_items((void **)&a->normal_lines, &a->normal_capacity, a->normal_count + 1,
+					  6 * sizeof *a->normal_lines)) {
 				float *line = a->normal_lines + 6 * a->normal_count++;
 				for (int k = 0; k < 3; ++k) {
 					line[k] = x[3 * i + k];
@@ -264,7 +279,7 @@ static void draw_pins_and_normals(app *a)
 	// 8 pixels across in a 720-row window, smaller in a small one (never below 4).
 	float half = fmaxf(2.0f, 4.0f * fminf(1.0f, (float)a->height / 720.0f));
 	for (int i = 0; i < a->pin_count; ++i)
-		if (to_screen(a, view_proj, a->pin_points + 3 * i, &sx, &sy)) {
+		if (to_screen(a, view_proj, a->pins[i].position, &sx, &sy)) {
 			renderer_panel(a->render, sx - half, sy - half, 2.0f * half, 2.0f * half, pin_edge);
 			renderer_panel(a->render, sx - 0.5f * half, sy - 0.5f * half, half, half, pin_fill);
 		}
@@ -531,9 +546,10 @@ void app_apply_queued_input(app *a)
 
 void app_free(app *a)
 {
-	free(a->pin_points);
+	free(a->pins);
 	free(a->normal_lines);
-	a->pin_points = a->normal_lines = NULL;
+	a->pins = NULL;
+	a->normal_lines = NULL;
 	a->pin_capacity = a->normal_capacity = 0;
 }
 
@@ -543,36 +559,34 @@ void app_draw(app *a)
 	draw_overlay(a);
 }
 
-// A pin's mark, when the cursor is on it (within the mark's size, 6 pixels): pins are small
-// targets, and the corner triangle under the cursor may well pick the pin's neighbour.
+// A pin's mark, as drawn, when the cursor is on it (within the mark's size, 6 pixels): pins
+// are small targets, and the corner triangle under the cursor may well pick the pin's neighbour.
 static bool pick_pin(app *a, const vec3 eye, const vec3 forward, pbd_cloth_id *cloth, int *vertex, float *depth)
 {
 	const float reach = 6.0f;
 	mat4 view_proj;
 	camera_view_proj(&a->cam, a->width, a->height, view_proj);
 	float best = reach * reach;
-	bool found = false;
-	for (int c = 0; c < a->state.cloth_count; ++c) {
-		int n = 0;
-		const float *x = pbd_cloth_positions(a->world, a->state.cloths[c], &n);
-		for (int i = 0; x && i < n; ++i) {
-			float w = 1.0f, sx, sy;
-			if (pbd_cloth_get_inverse_mass(a->world, a->state.cloths[c], i, &w) != PBD_OK || w != 0.0f ||
-			    !to_screen(a, view_proj, x + 3 * i, &sx, &sy))
-				continue;
-			float dx = sx - (float)a->mouse_x, dy = sy - (float)a->mouse_y, d2 = dx * dx + dy * dy;
-			if (d2 > best)
-				continue;
+	const viewer_pin *found = NULL;
+	for (int i = 0; i < a->pin_count; ++i) {
+		float sx, sy;
+		const viewer_pin *pin = &a->pins[i];
+		if (pin->cloth >= a->state.cloth_count || !to_screen(a, view_proj, pin->position, &sx, &sy))
+			continue;
+		float dx = sx - (float)a->mouse_x, dy = sy - (float)a->mouse_y, d2 = dx * dx + dy * dy;
+		if (d2 <= best) {
 			best = d2;
-			found = true;
-			*cloth = a->state.cloths[c];
-			*vertex = i;
-			vec3 to;
-			glm_vec3_sub((float *)(x + 3 * i), (float *)eye, to);
-			*depth = glm_vec3_dot(to, (float *)forward);
+			found = pin;
 		}
 	}
-	return found;
+	if (!found)
+		return false;
+	*cloth = a->state.cloths[found->cloth];
+	*vertex = found->vertex;
+	vec3 to;
+	glm_vec3_sub((float *)found->position, (float *)eye, to);
+	*depth = glm_vec3_dot(to, (float *)forward);
+	return true;
 }
 
 // Ray against every cloth triangle (Moller-Trumbore); picks the nearest hit's closest vertex,
@@ -627,6 +641,15 @@ static bool pick(app *a, pbd_cloth_id *cloth, int *vertex, float *depth)
 	return true;
 }
 
+// Pins the dragged vertex where it is now.
+static void pin_where_it_is(app *a)
+{
+	int n = 0;
+	const float *x = pbd_cloth_positions(a->world, a->drag_cloth, &n);
+	if (x && a->drag_vertex < n)
+		pbd_cloth_pin_vertex(a->world, a->drag_cloth, a->drag_vertex, x + 3 * a->drag_vertex);
+}
+
 // Grabs the picked vertex with the engine's grab. A pinned vertex is let go of its pin for
 // the drag and grabbed alone (its neighbours keep hanging from it), as stiffly as the grab
 // allows, with enough force to carry its cloth: the pin, too, cannot be dragged into a collider
@@ -645,12 +668,8 @@ static bool begin_drag(app *a)
 	}
 	if (pbd_grab_begin(a->world, &gd, &a->grab) != PBD_OK) {
 		app_set_status(a, "cannot grab: %s", pbd_world_last_error(a->world));
-		if (a->drag_was_pinned) {  // back on its pin
-			int n = 0;
-			const float *x = pbd_cloth_positions(a->world, a->drag_cloth, &n);
-			if (x && a->drag_vertex < n)
-				pbd_cloth_pin_vertex(a->world, a->drag_cloth, a->drag_vertex, x + 3 * a->drag_vertex);
-		}
+		if (a->drag_was_pinned)
+			pin_where_it_is(a);  // back on its pin
 		return false;
 	}
 	return true;
@@ -673,12 +692,8 @@ void app_mouse_button(app *a, int button, bool down, bool shift)
 	if (a->dragging && button == 0) {
 		// A grabbed patch is let go with its motion; a dragged pin is pinned where it got to.
 		pbd_grab_end(a->world, a->grab);
-		if (a->drag_was_pinned) {
-			int n = 0;
-			const float *x = pbd_cloth_positions(a->world, a->drag_cloth, &n);
-			if (x && a->drag_vertex < n)
-				pbd_cloth_pin_vertex(a->world, a->drag_cloth, a->drag_vertex, x + 3 * a->drag_vertex);
-		}
+		if (a->drag_was_pinned)
+			pin_where_it_is(a);
 		a->dragging = false;
 	}
 	a->mouse_button = -1;

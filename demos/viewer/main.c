@@ -273,18 +273,13 @@ static bool prepare_dir(const char *flag, const char *dir)
 // (or, without one, runs them here).
 static void run_due_steps(app *a, stepper *worker)
 {
-	static double seconds_per_step;
 	int done = 0;
 	pbd_result r;
-	if (worker && stepper_collect(worker, &done, &r, &a->stats)) {
-		a->sim_time += done * (double)VIEWER_DT;
-		seconds_per_step = worker->seconds_per_step;
-		if (r != PBD_OK)
-			app_set_status(a, "step failed: %s", pbd_world_last_error(a->world));
-	}
+	if (worker && stepper_collect(worker, &done, &r, &a->stats))
+		app_note_steps(a, done, r);
 	a->stepping = false;
 	app_apply_queued_input(a);
-	int due = 0, most = seconds_per_step > VIEWER_DT ? 1 : 4;
+	int due = 0, most = worker && worker->seconds_per_step > VIEWER_DT ? 1 : 4;
 	while (a->accumulator >= VIEWER_DT && due < most) {
 		a->accumulator -= VIEWER_DT;
 		due++;
@@ -302,9 +297,8 @@ static void run_due_steps(app *a, stepper *worker)
 		stepper_launch(worker, steps);
 		return;
 	}
-	if (app_advance(a->scene, a->world, &a->state, steps, &done, &a->stats) != PBD_OK)
-		app_set_status(a, "step failed: %s", pbd_world_last_error(a->world));
-	a->sim_time += done * (double)VIEWER_DT;
+	r = app_advance(a->scene, a->world, &a->state, steps, &done, &a->stats);
+	app_note_steps(a, done, r);
 }
 
 int main(int argc, char **argv)

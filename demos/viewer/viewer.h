@@ -15,6 +15,13 @@
 #define VIEWER_DT (1.0f / 60.0f)
 #define VIEWER_HISTORY 120
 
+// A pinned vertex as the overlay shows it (and the mouse picks it).
+typedef struct viewer_pin {
+	float position[3];
+	int cloth;                    // index in the scene state's cloths
+	int vertex;
+} viewer_pin;
+
 // Input that touches the world, held while a step runs.
 typedef struct input_event {
 	enum { INPUT_KEY, INPUT_MOUSE_BUTTON } kind;
@@ -126,7 +133,7 @@ typedef struct app {
 	// while a step runs read these, never the world.
 	char param_lines[16][96];
 	int param_line_count;
-	float *pin_points;            // xyz of every pinned vertex
+	viewer_pin *pins;             // every pinned vertex
 	int pin_count, pin_capacity;
 	float *normal_lines;          // two points (xyz, xyz) per drawn vertex normal
 	int normal_count, normal_capacity;
@@ -152,6 +159,8 @@ void app_follow_drag(app *a);
 // gets the steps taken (fewer when one failed: its result is returned), *stats the figures.
 pbd_result app_advance(const demo_scene *scene, pbd_world *world, demo_scene_state *state, int steps, int *done,
 		       pbd_world_stats *stats);
+// Steps taken: the scene's time moves on by `done` steps; a failed one shows its error.
+void app_note_steps(app *a, int done, pbd_result result);
 // Copies what the next frames draw from the world (renderer and overlay) and lets the
 // camera follow the scene's focus; the world must be idle.
 void app_sync(app *a);
