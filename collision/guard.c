@@ -19,6 +19,7 @@ bool pbd_guard_limit_motion(pbd_world *w, uint32_t i, double t, uint32_t round)
 		return false;
 	v4_set3(&w->particles.p[i], q);
 	w->guard.stamp[i] = round;
+	w->guard.stamped++;
 	return true;
 }
 
@@ -217,6 +218,8 @@ static int guard_round(pbd_world *w, uint32_t round, bool final_round, int64_t *
 static int settle_still(pbd_world *w, const pbd_collider *c, uint32_t stamp)
 {
 	int changed = 0;
+	if (w->guard.stamped == 0)
+		return 0;  // the guard moved nothing: nothing it moved can be inside
 	float bound = pbd_shape_bounding_radius(&c->shape);
 	for (int i = 0; i < w->particles.count; ++i)
 		if (w->guard.stamp[i] != 0 &&
@@ -267,8 +270,10 @@ int pbd_guard_run(pbd_world *w, int64_t *tested)
 	enum { LIMIT_ROUNDS = 4, MAX_ROUNDS = 64 };
 	if (!reserve(w, (void **)&w->guard.stamp, &w->guard.stamp_capacity, w->particles.count, sizeof *w->guard.stamp))
 		return 0;
-	if (w->particles.count > 0)  // an empty world has no array at all
-		memset(w->guard.stamp, 0, (size_t)w->particles.count * sizeof *w->guard.stamp);
+	// The stamps are all zero (as allocated) unless the last run changed a motion.
+	if (w->guard.stamped > 0)
+		memset(w->guard.stamp, 0, (size_t)w->guard.stamp_capacity * sizeof *w->guard.stamp);
+	w->guard.stamped = 0;
 	if (!collect_live_pairs(w))
 		w->guard.pair_count = -1;
 	int caught = 0;

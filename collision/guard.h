@@ -10,6 +10,7 @@
 typedef struct pbd_guard {
 	uint32_t *stamp;           // per particle: the round in which its motion last changed
 	int stamp_capacity;
+	int stamped;               // motions changed in the last run of the guard (0: every stamp is 0)
 	uint8_t *live;             // per vt then ee pair: whether its sweep can meet
 	int live_capacity;
 	uint32_t *pairs;           // the pairs that can (vt first, then ee + vt_count)

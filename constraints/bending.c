@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Isometric bending (Bergou et al. 2006); the model and why it was chosen: constraints.h.
 #include "../engine/world.h"
+#include "wide.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -167,12 +168,72 @@ static void solve_four(pbd_v4 *p, pbd_bending_constraints *c, int k, float compl
 }
 #endif
 
+#if PBD_WIDE
+// solve_four's operations on eight lanes (wide.h).
+PBD_WIDE_FN static void solve_eight(pbd_v4 *p, pbd_bending_constraints *c, int k, float compliance, float inv_h2,
+				    bool fresh, bool keep)
+{
+	const uint32_t *s = c->v + 4 * k;
+	__m256 q[4][4];  // q[j]: particle j of each stencil, by coordinate
+	for (int j = 0; j < 4; ++j)
+		pbd_wide_load(&p->x, s + j, 4, q[j]);
+	__m256 K[4];  // weight j of each stencil
+	pbd_wide_load(c->k, (const uint32_t[]){k, k + 1, k + 2, k + 3, k + 4, k + 5, k + 6, k + 7}, 1, K);
+	__m256 cx = _mm256_setzero_ps(), cy = cx, cz = cx, denom = cx;
+	__m256 wk[4];
+	for (int j = 0; j < 4; ++j) {
+		cx = _mm256_add_ps(cx, _mm256_mul_ps(q[j][0], K[j]));
+		cy = _mm256_add_ps(cy, _mm256_mul_ps(q[j][1], K[j]));
+		cz = _mm256_add_ps(cz, _mm256_mul_ps(q[j][2], K[j]));
+		wk[j] = _mm256_mul_ps(q[j][3], K[j]);
+		denom = _mm256_add_ps(denom, _mm256_mul_ps(wk[j], K[j]));
+	}
+	__m256 alpha = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(compliance), _mm256_loadu_ps(c->scale + k)),
+				     _mm256_set1_ps(inv_h2));
+	__m256 sum = _mm256_add_ps(denom, alpha);
+	int lanes = _mm256_movemask_ps(_mm256_cmp_ps(sum, _mm256_setzero_ps(), _CMP_NLE_UQ));
+	if (lanes == 0)
+		return;
+	float *lambda = c->lambda + 3 * k;
+	__m256 lx = _mm256_setzero_ps(), ly = lx, lz = lx;
+	if (!fresh) {
+		lx = _mm256_setr_ps(lambda[0], lambda[3], lambda[6], lambda[9], lambda[12], lambda[15], lambda[18], lambda[21]);
+		ly = _mm256_setr_ps(lambda[1], lambda[4], lambda[7], lambda[10], lambda[13], lambda[16], lambda[19], lambda[22]);
+		lz = _mm256_setr_ps(lambda[2], lambda[5], lambda[8], lambda[11], lambda[14], lambda[17], lambda[20], lambda[23]);
+	}
+	__m256 scale = _mm256_div_ps(_mm256_set1_ps(-1.0f), sum);
+	__m256 dx = _mm256_mul_ps(_mm256_add_ps(cx, _mm256_mul_ps(lx, alpha)), scale);
+	__m256 dy = _mm256_mul_ps(_mm256_add_ps(cy, _mm256_mul_ps(ly, alpha)), scale);
+	__m256 dz = _mm256_mul_ps(_mm256_add_ps(cz, _mm256_mul_ps(lz, alpha)), scale);
+	if (keep) {
+		float nx[8], ny[8], nz[8];
+		_mm256_storeu_ps(nx, _mm256_add_ps(lx, dx));
+		_mm256_storeu_ps(ny, _mm256_add_ps(ly, dy));
+		_mm256_storeu_ps(nz, _mm256_add_ps(lz, dz));
+		for (int i = 0; i < 8; ++i)
+			if (lanes & (1 << i))
+				lambda[3 * i] = nx[i], lambda[3 * i + 1] = ny[i], lambda[3 * i + 2] = nz[i];
+	}
+	for (int j = 0; j < 4; ++j) {
+		q[j][0] = _mm256_add_ps(q[j][0], _mm256_mul_ps(dx, wk[j]));
+		q[j][1] = _mm256_add_ps(q[j][1], _mm256_mul_ps(dy, wk[j]));
+		q[j][2] = _mm256_add_ps(q[j][2], _mm256_mul_ps(dz, wk[j]));
+		pbd_wide_store(&p->x, s + j, 4, q[j], lanes);
+	}
+}
+#endif
+
 void pbd_bending_solve_range(pbd_v4 *p, pbd_bending_constraints *c, int start, int end, float compliance,
 			     float inv_h2, bool fresh, bool keep)
 {
 #if defined(__SSE2__)
 	// The overflow color may share particles: one at a time there.
 	if (pbd_colors_independent(c->color_count, c->color_start, end)) {
+#if PBD_WIDE
+		if (pbd_wide_available())
+			for (; start + 8 <= end; start += 8)
+				solve_eight(p, c, start, compliance, inv_h2, fresh, keep);
+#endif
 		for (; start + 4 <= end; start += 4)
 			solve_four(p, c, start, compliance, inv_h2, fresh, keep);
 	}
@@ -246,4 +307,4 @@ static void solve_range(int start, int end, int worker, void *context)
 				job->cloth->material.bend_compliance, job->inv_h2, job->fresh, job->keep);
 }
 
-const pbd_constraint_kind pbd_kind_bending = {build_from_mesh, free_cloth, count, colors, solve_range};
+const pbd_constraint_kind pbd_kind_bending = {build_from_mesh, free_cloth, count, NULL, colors, solve_range};

@@ -50,11 +50,15 @@ typedef struct pbd_bending_constraints {
 // from its nearest pinned particle than (1 + slack) times their geodesic rest distance.
 // Unilateral and one-sided (the anchor has no mass), so it never fights the stretch
 // constraints: it only catches the stretch that a few Gauss-Seidel passes leave near pins.
+// Stored by particle: `slots` tethers each (the nearest pin of each of its nearest pin
+// clusters, nearest first), an empty slot's anchor UINT32_MAX; four particles are then solved
+// at once, slot by slot, in the order one at a time would take.
 typedef struct pbd_tethers {
-	int count;
-	uint32_t *particle;
-	uint32_t *anchor;
-	float *rest;
+	int count;           // tethers
+	int particles;       // the cloth's particles
+	int slots;           // tethers per particle at most
+	uint32_t *anchor;    // particles * slots
+	float *rest;         // particles * slots: geodesic rest distance to the anchor
 } pbd_tethers;
 
 // The last color takes the constraints that found no free color; they may share
@@ -112,11 +116,13 @@ typedef struct pbd_constraint_kind {
 	bool (*build)(pbd_world *world, struct pbd_body *cloth, const pbd_cloth_mesh *mesh);
 	void (*free)(pbd_world *world, struct pbd_body *cloth);
 	int (*count)(const struct pbd_body *cloth);
+	// What solve_range's start and end count when not constraints (NULL: constraints).
+	int (*items)(const struct pbd_body *cloth);
 	// Graph colors: their count, and in *start where each begins (count + 1 entries). A kind
 	// without colors returns 0: its constraints may be solved in any split at once.
 	int (*colors)(const struct pbd_body *cloth, const int **start);
 	// Projects constraints job->first + start .. job->first + end - 1, all of one color (or,
-	// without colors, start .. end - 1): a pbd_task_fn over a pbd_constraint_job.
+	// without colors, items start .. end - 1): a pbd_task_fn over a pbd_constraint_job.
 	void (*solve_range)(int start, int end, int worker, void *job);
 } pbd_constraint_kind;
 
@@ -168,6 +174,7 @@ bool pbd_tethers_rebuild(pbd_world *world, struct pbd_body *cloth, const uint8_t
 // stretch compliance times the weight per area, the strain a hanging strip of cloth has
 // per metre below its pin, so a soft cloth keeps its physical stretch.
 void pbd_tethers_solve(pbd_v4 *p, const pbd_tethers *t, float slack, float strain_per_length);
+// The tethers of particles start .. end - 1.
 void pbd_tethers_solve_range(pbd_v4 *p, const pbd_tethers *t, int start, int end, float slack,
 			     float strain_per_length);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // XPBD distance constraints: C = |pi - pj| - L0 (stretch along edges, shear across quads).
 #include "../engine/world.h"
+#include "wide.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -128,6 +129,44 @@ static void solve_four(pbd_v4 *p, pbd_distance_constraints *c, int k, float inv_
 }
 #endif
 
+#if PBD_WIDE
+// solve_four's operations on eight lanes (wide.h).
+PBD_WIDE_FN static void solve_eight(pbd_v4 *p, pbd_distance_constraints *c, int k, float inv_h2, bool fresh, bool keep)
+{
+	const uint32_t *ij = c->ij + 2 * k;
+	__m256 a[4], b[4];
+	pbd_wide_load(&p->x, ij, 2, a);
+	pbd_wide_load(&p->x, ij + 1, 2, b);
+	const __m256 sign = _mm256_set1_ps(-0.0f);
+	__m256 wsum = _mm256_add_ps(a[3], b[3]);
+	__m256 dx = _mm256_sub_ps(a[0], b[0]), dy = _mm256_sub_ps(a[1], b[1]), dz = _mm256_sub_ps(a[2], b[2]);
+	__m256 len = _mm256_sqrt_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)),
+						  _mm256_mul_ps(dz, dz)));
+	__m256 active = _mm256_and_ps(_mm256_cmp_ps(wsum, _mm256_setzero_ps(), _CMP_NEQ_UQ),
+				      _mm256_cmp_ps(len, _mm256_set1_ps(1e-9f), _CMP_NLT_UQ));
+	int lanes = _mm256_movemask_ps(active);
+	if (lanes == 0)
+		return;
+	__m256 alpha = _mm256_mul_ps(_mm256_loadu_ps(c->alpha + k), _mm256_set1_ps(inv_h2));
+	__m256 lambda = fresh ? _mm256_setzero_ps() : _mm256_loadu_ps(c->lambda + k);
+	__m256 error = _mm256_add_ps(_mm256_sub_ps(len, _mm256_loadu_ps(c->rest + k)), _mm256_mul_ps(alpha, lambda));
+	__m256 dl = _mm256_div_ps(_mm256_xor_ps(error, sign), _mm256_add_ps(wsum, alpha));
+	if (keep)
+		_mm256_storeu_ps(c->lambda + k, _mm256_blendv_ps(lambda, _mm256_add_ps(lambda, dl), active));
+	__m256 s = _mm256_div_ps(dl, len);
+	__m256 gx = _mm256_mul_ps(dx, s), gy = _mm256_mul_ps(dy, s), gz = _mm256_mul_ps(dz, s);
+	__m256 nbw = _mm256_xor_ps(b[3], sign);
+	a[0] = _mm256_add_ps(a[0], _mm256_mul_ps(gx, a[3]));
+	a[1] = _mm256_add_ps(a[1], _mm256_mul_ps(gy, a[3]));
+	a[2] = _mm256_add_ps(a[2], _mm256_mul_ps(gz, a[3]));
+	b[0] = _mm256_add_ps(b[0], _mm256_mul_ps(gx, nbw));
+	b[1] = _mm256_add_ps(b[1], _mm256_mul_ps(gy, nbw));
+	b[2] = _mm256_add_ps(b[2], _mm256_mul_ps(gz, nbw));
+	pbd_wide_store(&p->x, ij, 2, a, lanes);
+	pbd_wide_store(&p->x, ij + 1, 2, b, lanes);
+}
+#endif
+
 void pbd_distance_solve_range(pbd_v4 *p, pbd_distance_constraints *c, int start, int end, float inv_h2, bool fresh,
 			      bool keep)
 {
@@ -135,6 +174,11 @@ void pbd_distance_solve_range(pbd_v4 *p, pbd_distance_constraints *c, int start,
 #if defined(__SSE2__)
 	// The overflow color may share particles: one at a time there.
 	if (pbd_colors_independent(c->color_count, c->color_start, end)) {
+#if PBD_WIDE
+		if (pbd_wide_available())
+			for (; start + 8 <= end; start += 8)
+				solve_eight(p, c, start, inv_h2, fresh, keep);
+#endif
 		for (; start + 4 <= end; start += 4)
 			solve_four(p, c, start, inv_h2, fresh, keep);
 	}
@@ -167,7 +211,7 @@ float pbd_distance_max_strain_range(const pbd_v4 *p, const pbd_distance_constrai
 		if (c->kind[k] != kind)
 			continue;
 		float len = v3_len(v3_sub(v3_of4(p[c->ij[2 * k]]), v3_of4(p[c->ij[2 * k + 1]])));
-		worst = fmaxf(worst, fabsf(len - c->rest[k]) / c->rest[k]);
+		worst = maxf(worst, fabsf(len - c->rest[k]) / c->rest[k]);
 	}
 	return worst;
 }
@@ -233,4 +277,4 @@ static void solve_range(int start, int end, int worker, void *context)
 				 job->fresh, job->keep);
 }
 
-const pbd_constraint_kind pbd_kind_distance = {build_from_mesh, free_cloth, count, colors, solve_range};
+const pbd_constraint_kind pbd_kind_distance = {build_from_mesh, free_cloth, count, NULL, colors, solve_range};

@@ -2,6 +2,10 @@
 // Long-range attachments: each free particle is tethered to its nearest pinned particle.
 #include "../engine/world.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 typedef struct heap_item {
 	float dist;
 	uint32_t vertex;
@@ -214,28 +218,30 @@ bool pbd_tethers_build(pbd_world *world, pbd_tethers *out, int n, const float *i
 			distances_from_cluster(&t, rest, (uint32_t)i, flat);
 			keep_nearest(&t);
 		}
-		int count = 0;
-		for (size_t k = 0; k < nk; ++k)
-			count += t.best_anchor[k] != UINT32_MAX;
-		out->particle = pbd_alloc_array(world, (size_t)count, sizeof *out->particle);
-		out->anchor = pbd_alloc_array(world, (size_t)count, sizeof *out->anchor);
-		out->rest = pbd_alloc_array(world, (size_t)count, sizeof *out->rest);
-		ok = count == 0 || (out->particle && out->anchor && out->rest);
+		// Slots up to the most tethers any particle has; the kept ones are nearest first.
+		int count = 0, slots = 0;
+		for (int i = 0; i < n; ++i) {
+			int have = 0;
+			while (have < PBD_TETHERS_PER_PARTICLE &&
+			       t.best_anchor[(size_t)i * PBD_TETHERS_PER_PARTICLE + (size_t)have] != UINT32_MAX)
+				have++;
+			count += have;
+			slots = maxi(slots, have);
+		}
+		size_t ns = (size_t)n * (size_t)slots;
+		out->anchor = ns ? pbd_alloc_array(world, ns, sizeof *out->anchor) : NULL;
+		out->rest = ns ? pbd_alloc_array(world, ns, sizeof *out->rest) : NULL;
+		ok = ns == 0 || (out->anchor && out->rest);
 		if (ok) {
-			out->count = count;
-			int c = 0;
-			for (size_t k = 0; k < nk; ++k) {
-				if (t.best_anchor[k] == UINT32_MAX)
-					continue;
-				out->particle[c] = (uint32_t)(k / PBD_TETHERS_PER_PARTICLE);
-				out->anchor[c] = t.best_anchor[k];
-				out->rest[c] = t.best_dist[k];
-				c++;
-			}
+			*out = (pbd_tethers){count, n, slots, out->anchor, out->rest};
+			for (size_t i = 0; i < (size_t)n; ++i)
+				for (size_t j = 0; j < (size_t)slots; ++j) {
+					out->anchor[i * slots + j] = t.best_anchor[i * PBD_TETHERS_PER_PARTICLE + j];
+					out->rest[i * slots + j] = t.best_dist[i * PBD_TETHERS_PER_PARTICLE + j];
+				}
 		} else {
-			pbd_free_array(world, out->particle, (size_t)count, sizeof *out->particle);
-			pbd_free_array(world, out->anchor, (size_t)count, sizeof *out->anchor);
-			pbd_free_array(world, out->rest, (size_t)count, sizeof *out->rest);
+			pbd_free_array(world, out->anchor, ns, sizeof *out->anchor);
+			pbd_free_array(world, out->rest, ns, sizeof *out->rest);
 			*out = (pbd_tethers){0};
 		}
 	}
@@ -286,8 +292,7 @@ bool pbd_tethers_rebuild(pbd_world *w, pbd_body *c, const uint8_t *held)
 
 void pbd_tethers_free(pbd_world *world, pbd_tethers *t)
 {
-	size_t n = (size_t)t->count;
-	pbd_free_array(world, t->particle, n, sizeof *t->particle);
+	size_t n = (size_t)t->particles * (size_t)t->slots;
 	pbd_free_array(world, t->anchor, n, sizeof *t->anchor);
 	pbd_free_array(world, t->rest, n, sizeof *t->rest);
 	*t = (pbd_tethers){0};
@@ -295,41 +300,106 @@ void pbd_tethers_free(pbd_world *world, pbd_tethers *t)
 
 void pbd_tethers_solve(pbd_v4 *p, const pbd_tethers *t, float slack, float strain_per_length)
 {
-	pbd_tethers_solve_range(p, t, 0, t->count, slack, strain_per_length);
+	pbd_tethers_solve_range(p, t, 0, t->particles, slack, strain_per_length);
 }
 
-// A particle's tethers are consecutive and act one after the other on it: a range takes
-// every particle whose first tether lies in it, whole, so ranges on different threads never
-// share a particle and any split gives the same result.
+// One tether: particle i no further from its anchor than the tether's limit.
+static inline void solve_one(pbd_v4 *p, const pbd_tethers *t, int i, int slot, float slack, float strain_per_length)
+{
+	size_t k = (size_t)i * (size_t)t->slots + (size_t)slot;
+	pbd_v4 *a = &p[i];
+	// The anchors are what held the cloth when the tethers were built (rebuilt whenever
+	// that changes); a particle pinned since then is not pulled.
+	if (t->anchor[k] == UINT32_MAX || a->w == 0.0f)
+		return;
+	const pbd_v4 *anchor = &p[t->anchor[k]];
+	pbd_v3 d = v3_sub(v3_of4(*a), v3_of4(*anchor));
+	// A soft material stretches under its own weight; the tether leaves it that room.
+	float rest = t->rest[k];
+	float limit = rest * (1.0f + slack + strain_per_length * rest);
+	// Below limit^2 (less the rounding of that square) the rounded square root cannot
+	// exceed the limit: a slack tether needs no square root.
+	float len2 = v3_dot(d, d);
+	if (len2 < limit * limit * 0.9999995f)
+		return;
+	float len = sqrtf(len2);
+	if (len > limit)
+		v4_set3(a, v3_mad(v3_of4(*anchor), d, limit / len));
+}
+
+#if defined(__SSE2__)
+// Particles i .. i + 3 at once, slot by slot: solve_one's operations on four lanes, each
+// correctly rounded, so the lanes come out as one at a time would leave them. A particle
+// moves only itself and reads only its anchors (pinned), so the four do not meet.
+static void solve_four(pbd_v4 *p, const pbd_tethers *t, int i, float slack, float strain_per_length)
+{
+	__m128 x = _mm_loadu_ps(&p[i].x), y = _mm_loadu_ps(&p[i + 1].x);
+	__m128 z = _mm_loadu_ps(&p[i + 2].x), w = _mm_loadu_ps(&p[i + 3].x);
+	_MM_TRANSPOSE4_PS(x, y, z, w);
+	const __m128 one_plus_slack = _mm_set1_ps(1.0f + slack), per_length = _mm_set1_ps(strain_per_length);
+	const __m128 free_particle = _mm_cmpneq_ps(w, _mm_setzero_ps());
+	int moved = 0;
+	for (int slot = 0; slot < t->slots; ++slot) {
+		const uint32_t *anchor = t->anchor + (size_t)i * (size_t)t->slots + (size_t)slot;
+		const float *rest = t->rest + (size_t)i * (size_t)t->slots + (size_t)slot;
+		int stride = t->slots, filled = 0;
+		uint32_t at[4];
+		for (int j = 0; j < 4; ++j) {
+			bool has = anchor[j * stride] != UINT32_MAX;
+			at[j] = has ? anchor[j * stride] : (uint32_t)(i + j);  // an empty slot reads its own particle
+			filled |= has << j;
+		}
+		if (filled == 0)
+			continue;
+		__m128 ax = _mm_loadu_ps(&p[at[0]].x), ay = _mm_loadu_ps(&p[at[1]].x);
+		__m128 az = _mm_loadu_ps(&p[at[2]].x), aw = _mm_loadu_ps(&p[at[3]].x);
+		_MM_TRANSPOSE4_PS(ax, ay, az, aw);
+		__m128 dx = _mm_sub_ps(x, ax), dy = _mm_sub_ps(y, ay), dz = _mm_sub_ps(z, az);
+		__m128 len2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz));
+		__m128 r = _mm_setr_ps(rest[0], rest[stride], rest[2 * stride], rest[3 * stride]);
+		__m128 limit = _mm_mul_ps(r, _mm_add_ps(one_plus_slack, _mm_mul_ps(per_length, r)));
+		__m128 taut = _mm_cmpnlt_ps(len2, _mm_mul_ps(_mm_mul_ps(limit, limit), _mm_set1_ps(0.9999995f)));
+		int lanes = _mm_movemask_ps(_mm_and_ps(taut, free_particle)) & filled;
+		if (lanes == 0)
+			continue;  // all slack: no square root
+		__m128 len = _mm_sqrt_ps(len2);
+		int pull = lanes & _mm_movemask_ps(_mm_cmpgt_ps(len, limit));
+		if (pull == 0)
+			continue;
+		__m128 s = _mm_div_ps(limit, len);
+		__m128 nx = _mm_add_ps(ax, _mm_mul_ps(dx, s)), ny = _mm_add_ps(ay, _mm_mul_ps(dy, s));
+		__m128 nz = _mm_add_ps(az, _mm_mul_ps(dz, s));
+		const __m128 mask = _mm_castsi128_ps(_mm_setr_epi32(pull & 1 ? -1 : 0, pull & 2 ? -1 : 0,
+								      pull & 4 ? -1 : 0, pull & 8 ? -1 : 0));
+		x = _mm_or_ps(_mm_and_ps(mask, nx), _mm_andnot_ps(mask, x));
+		y = _mm_or_ps(_mm_and_ps(mask, ny), _mm_andnot_ps(mask, y));
+		z = _mm_or_ps(_mm_and_ps(mask, nz), _mm_andnot_ps(mask, z));
+		moved |= pull;
+	}
+	if (moved == 0)
+		return;
+	_MM_TRANSPOSE4_PS(x, y, z, w);
+	const __m128 row[4] = {x, y, z, w};
+	for (int j = 0; j < 4; ++j)
+		if (moved & (1 << j))
+			_mm_storeu_ps(&p[i + j].x, row[j]);
+}
+#endif
+
+// Each particle's tethers act one after the other on it, nearest first; particles are
+// independent (their anchors are pinned), so any split of them gives the same result.
 void pbd_tethers_solve_range(pbd_v4 *p, const pbd_tethers *t, int start, int end, float slack,
 			     float strain_per_length)
 {
-	if (slack < 0.0f)
+	if (slack < 0.0f || t->slots == 0)
 		return;
-	while (start > 0 && start < t->count && t->particle[start] == t->particle[start - 1])
-		++start;
-	while (end > 0 && end < t->count && t->particle[end] == t->particle[end - 1])
-		++end;
-	for (int k = start; k < end; ++k) {
-		pbd_v4 *a = &p[t->particle[k]];
-		const pbd_v4 *anchor = &p[t->anchor[k]];
-		// The anchors are what held the cloth when the tethers were built (rebuilt whenever
-		// that changes); a particle pinned since then is not pulled.
-		if (a->w == 0.0f)
-			continue;
-		pbd_v3 d = v3_sub(v3_of4(*a), v3_of4(*anchor));
-		// A soft material stretches under its own weight; the tether leaves it that room.
-		float rest = t->rest[k];
-		float limit = rest * (1.0f + slack + strain_per_length * rest);
-		// Below limit^2 (less the rounding of that square) the rounded square root cannot
-		// exceed the limit: a slack tether needs no square root.
-		float len2 = v3_dot(d, d);
-		if (len2 < limit * limit * 0.9999995f)
-			continue;
-		float len = sqrtf(len2);
-		if (len > limit)
-			v4_set3(a, v3_mad(v3_of4(*anchor), d, limit / len));
-	}
+#if defined(__SSE2__)
+	for (; start + 4 <= end; start += 4)
+		solve_four(p, t, start, slack, strain_per_length);
+#endif
+	for (; start < end; ++start)
+		for (int slot = 0; slot < t->slots; ++slot)
+			solve_one(p, t, start, slot, slack, strain_per_length);
 }
 
 // ---- The kind's interface (constraints.h)
@@ -342,6 +412,7 @@ static bool build_from_mesh(pbd_world *w, pbd_body *cloth, const pbd_cloth_mesh 
 
 static void free_cloth(pbd_world *w, pbd_body *cloth) { pbd_tethers_free(w, &cloth->tethers); }
 static int count(const pbd_body *cloth) { return cloth->tethers.count; }
+static int items(const pbd_body *cloth) { return cloth->tethers.particles; }
 
 // Tethers need no colors: a tether moves only its own particle, and a range takes each
 // particle's tethers whole (pbd_tethers_solve_range), so any split gives the same result.
@@ -362,4 +433,4 @@ static void solve_range(int start, int end, int worker, void *context)
 				c->material.stretch_compliance * weight);
 }
 
-const pbd_constraint_kind pbd_kind_tether = {build_from_mesh, free_cloth, count, colors, solve_range};
+const pbd_constraint_kind pbd_kind_tether = {build_from_mesh, free_cloth, count, items, colors, solve_range};

@@ -45,6 +45,8 @@ static pbd_pose pose_lerp(pbd_pose a, pbd_pose b, float t)
 // would otherwise give speeds whose squares (air drag, energy) overflow float.
 static inline pbd_v3 limit_speed(pbd_v3 v)
 {
+	if (v3_len2(v) < 0.5f * PBD_MAX_SPEED * PBD_MAX_SPEED)  // far below, in float: most calls
+		return v;
 	double s2 = v3_dot_d(v, v);
 	if (s2 <= (double)PBD_MAX_SPEED * PBD_MAX_SPEED)
 		return v;
@@ -77,9 +79,14 @@ static void predict_range(int start, int end, int worker, void *context)
 			// Air can bring a particle to the air's speed but never past it: this keeps the
 			// explicit force stable for light cloth in strong wind.
 			pbd_v3 dv = v3_scale(w->particles.force[i], h * w->particles.p[i].w);
-			float limit = v3_len(v3_sub(wind, v)) + gust, len = v3_len(dv);
-			if (len > limit)
-				dv = v3_scale(dv, limit / len);
+			float len2 = v3_len2(dv), rel2 = v3_len2(v3_sub(wind, v));
+			// |dv| <= |wind - v| <= limit when the squares say so (a rounded square root,
+			// and adding gust >= 0, never reverse an order): the roots only when it may exceed.
+			if (len2 > rel2) {
+				float limit = sqrtf(rel2) + gust, len = sqrtf(len2);
+				if (len > limit)
+					dv = v3_scale(dv, limit / len);
+			}
 			v = v3_add(v, dv);
 		}
 		w->particles.v[i] = limit_speed(v3_mad(v, g, h));
@@ -137,7 +144,8 @@ static void project(pbd_world *w, float inv_h2, int pass, int passes)
 			if (colors > 0)
 				project_colors(w, kind->solve_range, &job, colors, color_start);
 			else
-				pbd_parallel_for(w, kind->solve_range, kind->count(c), PBD_CONSTRAINTS_PER_RANGE, &job);
+				pbd_parallel_for(w, kind->solve_range, (kind->items ? kind->items : kind->count)(c),
+						 PBD_CONSTRAINTS_PER_RANGE, &job);
 		}
 	}
 }
@@ -167,6 +175,8 @@ static void limit_motion_range(int start, int end, int worker, void *context)
 		if (w->particles.pinned[i])
 			continue;
 		pbd_v3 x = v3_of4(w->particles.x[i]), d = v3_sub(v3_of4(w->particles.p[i]), x);
+		if (v3_len2(d) < 0.5f * reach * reach)  // far within, in float: most particles
+			continue;
 		double d2 = v3_dot_d(d, d);
 		if (d2 > reach2)
 			v4_set3(&w->particles.p[i], v3_mad(x, d, (float)(reach / sqrt(d2))));
@@ -509,7 +519,7 @@ static void update_velocities(pbd_world *w, pbd_step_context *ctx)
 // the substep rate, and it is the costliest force by far).
 static const step_stage step_begin_stages[] = {
 	{PBD_STAGE_COUNT, begin_step},
-	{PBD_STAGE_PREDICT, apply_air},
+	{PBD_STAGE_AIR, apply_air},
 };
 
 // Once per substep of h = dt / substeps. The order is the design:

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "air.h"
 #include "test.h"
 #include "world.h"
 
@@ -193,6 +194,28 @@ static int kernels_match_one_at_a_time(void)
 		moved += !same;
 	}
 	CHECK(moved > N / 2);
+	// Tethers to the pinned particles, the grid stretched to half again its size so that
+	// most pull: four particles at a time against one at a time, with a ragged start.
+	static pbd_v4 u[N], v[N];
+	float inv_mass[N];
+	for (int i = 0; i < N; ++i) {
+		inv_mass[i] = start[i].w;
+		u[i] = (pbd_v4){1.5f * start[i].x, start[i].y, 1.5f * start[i].z, start[i].w};
+	}
+	memcpy(v, u, sizeof u);
+	pbd_tethers tt = {0};
+	CHECK(pbd_tethers_build(w, &tt, N, inv_mass, edges, ij, rest_shape));
+	CHECK(tt.slots >= 2 && tt.count > N);
+	pbd_tethers_solve_range(u, &tt, 0, 3, 0.02f, 0.01f);
+	pbd_tethers_solve_range(u, &tt, 3, N, 0.02f, 0.01f);
+	for (int i = 0; i < N; ++i)
+		pbd_tethers_solve_range(v, &tt, i, i + 1, 0.02f, 0.01f);
+	CHECK(memcmp(u, v, sizeof u) == 0);
+	int pulled = 0;
+	for (int i = 0; i < N; ++i)
+		pulled += u[i].x != 1.5f * start[i].x;
+	CHECK(pulled > N / 4);
+	pbd_tethers_free(w, &tt);
 	pbd_distance_free(w, &dc);
 	pbd_bending_free(w, &bc);
 	pbd_world_destroy(w);
@@ -364,13 +387,83 @@ static int shape_distances(void)
 	return 0;
 }
 
+// Air on a crumpled, moving cloth in steady wind: each vertex's force against the formula
+// (drag along the normal, lift across the flow, a third of each triangle's to each corner)
+// evaluated in double. 30 triangles: the four-at-a-time path and the one-at-a-time rest.
+static int air_forces_match_formula(void)
+{
+	pbd_world_def wd = pbd_world_def_default();
+	wd.settings.wind[0] = 3.0f, wd.settings.wind[1] = -0.5f, wd.settings.wind[2] = 1.0f;
+	wd.settings.wind_turbulence = 0.0f;
+	pbd_world *w = NULL;
+	CHECK_OK(pbd_world_create(&wd, &w));
+	pbd_cloth_def cd = pbd_cloth_def_default();
+	cd.grid.res_x = 6, cd.grid.res_y = 4;
+	pbd_cloth_id id;
+	CHECK_OK(pbd_cloth_create(w, &cd, &id));
+	const pbd_body *c = &w->bodies.slots[0];
+	CHECK(c->live && c->triangle_count == 30);
+	uint32_t seed = 777u;
+	for (int i = 0; i < c->count; ++i) {
+		float r[6];
+		for (int k = 0; k < 6; ++k)
+			r[k] = (float)next_random(&seed) / (float)(1u << 24) - 0.5f;
+		pbd_v4 *x = &w->particles.x[c->first + i];
+		x->x += 0.02f * r[0], x->y += 0.2f * r[1], x->z += 0.02f * r[2];
+		w->particles.v[c->first + i] = v3(4.0f * r[3], 4.0f * r[4], 4.0f * r[5]);
+	}
+	pbd_air_forces(w);
+	const pbd_world_settings *s = &w->settings;
+	double wind[3] = {s->wind[0], s->wind[1], s->wind[2]}, half_rho = 0.5 * s->air_density;
+	static double expect[24][3];
+	memset(expect, 0, sizeof expect);
+	double largest = 0.0;
+	for (int t = 0; t < c->triangle_count; ++t) {
+		const uint32_t *tri = c->triangles + 3 * t;
+		double q[3][3], vel[3] = {0, 0, 0};
+		for (int j = 0; j < 3; ++j) {
+			pbd_v4 x = w->particles.x[c->first + tri[j]];
+			pbd_v3 v = w->particles.v[c->first + tri[j]];
+			q[j][0] = x.x, q[j][1] = x.y, q[j][2] = x.z;
+			vel[0] += v.x / 3.0, vel[1] += v.y / 3.0, vel[2] += v.z / 3.0;
+		}
+		double e1[3], e2[3], n[3], rel[3];
+		for (int k = 0; k < 3; ++k)
+			e1[k] = q[1][k] - q[0][k], e2[k] = q[2][k] - q[0][k], rel[k] = wind[k] - vel[k];
+		n[0] = e1[1] * e2[2] - e1[2] * e2[1], n[1] = e1[2] * e2[0] - e1[0] * e2[2], n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+		double twice_area = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+		double rel2 = rel[0] * rel[0] + rel[1] * rel[1] + rel[2] * rel[2], rel_len = sqrt(rel2);
+		for (int k = 0; k < 3; ++k)
+			n[k] /= twice_area;
+		double vn = rel[0] * n[0] + rel[1] * n[1] + rel[2] * n[2], area = 0.5 * twice_area;
+		for (int k = 0; k < 3; ++k) {
+			double drag = half_rho * s->drag_coefficient * area * fabs(vn) * vn * n[k];
+			double lift = half_rho * s->lift_coefficient * area * rel_len * vn * (n[k] - vn * rel[k] / rel2);
+			for (int j = 0; j < 3; ++j)
+				expect[tri[j]][k] += (drag + lift) / 3.0;
+		}
+	}
+	for (int i = 0; i < c->count; ++i)
+		for (int k = 0; k < 3; ++k)
+			largest = fmax(largest, fabs(expect[i][k]));
+	CHECK(largest > 1e-3);  // not vacuous: the air pushes
+	for (int i = 0; i < c->count; ++i) {
+		pbd_v3 f = w->particles.force[c->first + i];
+		CHECK_NEAR(f.x, expect[i][0], 1e-5 * largest);
+		CHECK_NEAR(f.y, expect[i][1], 1e-5 * largest);
+		CHECK_NEAR(f.z, expect[i][2], 1e-5 * largest);
+	}
+	pbd_world_destroy(w);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const test_case cases[] = {
 		TEST(distance_returns_to_rest), TEST(distance_kernel_exact), TEST(compliant_link_elongation),
 		TEST(bending_hinge_angle),      TEST(bending_weights_flat),  TEST(friction_cone),
 		TEST(tether_limit),             TEST(shape_distances),
-		TEST(kernels_match_one_at_a_time),
+		TEST(kernels_match_one_at_a_time), TEST(air_forces_match_formula),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

@@ -17,6 +17,7 @@
 
 #include "fast_colliders.h"
 #include "plot.h"
+#include "solver_targets.h"
 
 #define MAX_LIST 16
 
@@ -36,6 +37,7 @@ typedef struct bench_options {
 	int targets;      // 0: skip the target section
 	int contacts_only;  // --contact-targets: only the contact targets
 	int fast_only;      // --fast-colliders: only the fast-collider scenes
+	int solver_only;    // --solver-targets: only the solver-kernel targets
 	double fast_budget_s;  // per fast-collider run
 	int substeps, iterations;
 } bench_options;
@@ -75,7 +77,7 @@ static void usage(FILE *out)
 		"usage: pbd-bench [--scenes a,b,...] [--res 32,64,...] [--threads 1,2] [--self on|off|both]\n"
 		"                 [--frames N] [--warmup N] [--reps N] [--budget SECONDS] [--substeps K]\n"
 		"                 [--iterations K] [--csv FILE] [--plot FILE.png] [--no-targets] [--quick]\n"
-		"                 [--contact-targets] [--fast-colliders]\n\n"
+		"                 [--contact-targets] [--fast-colliders] [--solver-targets]\n\n"
 		"  defaults: scenes hang,drop,drape,fold,twist,bullet; res 32,64,128,256; threads 1,2;\n"
 		"  self both; 200 frames after 30 warm-up frames, 5 repetitions; at most 60 s per row\n"
 		"  (a row that runs out of time reports what it measured and is marked partial).\n"
@@ -84,7 +86,9 @@ static void usage(FILE *out)
 		"  overhead, broad-phase searches, candidates, memory after a transient), then the fast colliders.\n"
 		"  --fast-colliders: only the fast-collider scenes (a capsule swept through a curtain, a bar\n"
 		"  pushing it, a cloth dropped on a box's ridge and over a table's edge), 30 s per run at most\n"
-		"  (--budget sets it).\n");
+		"  (--budget sets it).\n"
+		"  --solver-targets: only the solver kernel's targets (pbd against a stand-alone XPBD kernel at\n"
+		"  64, 128 and 256, two threads against one on a quiet and a loaded machine, idle work).\n");
 }
 
 static int parse_int_list(const char *s, int *out, int max)
@@ -124,6 +128,8 @@ static int parse_args(int argc, char **argv, bench_options *o, char *scene_buf, 
 			o->targets = 0;
 		} else if (!strcmp(a, "--contact-targets")) {
 			o->contacts_only = 1;
+		} else if (!strcmp(a, "--solver-targets")) {
+			o->solver_only = 1;
 		} else if (!strcmp(a, "--fast-colliders")) {
 			o->fast_only = 1;
 		} else if (!v) {
@@ -659,6 +665,11 @@ int main(int argc, char **argv)
 		free(rows);
 		return 0;
 	}
+	if (o.solver_only) {
+		run_solver_targets();
+		free(rows);
+		return 0;
+	}
 	if (o.contacts_only) {
 		run_contact_targets();
 		run_fast_collider_targets(o.fast_budget_s);
@@ -679,6 +690,7 @@ int main(int argc, char **argv)
 				}
 	if (o.targets) {
 		run_targets(&o, rows, &count, capacity);
+		run_solver_targets();
 		run_contact_targets();
 		run_fast_collider_targets(o.fast_budget_s);
 	}

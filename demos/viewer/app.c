@@ -392,7 +392,7 @@ static void draw_panel(app *a, float scale, float line)
 	y += line;
 	if (!a->test_mode) {
 		snprintf(text, sizeof text, "predict %.2f broad %.2f narrow %.2f solve %.2f contact %.2f ccd %.2f ms",
-			 a->stats.stage_ms[PBD_STAGE_PREDICT], a->stats.stage_ms[PBD_STAGE_BROAD_PHASE],
+			 a->stats.stage_ms[PBD_STAGE_PREDICT] + a->stats.stage_ms[PBD_STAGE_AIR], a->stats.stage_ms[PBD_STAGE_BROAD_PHASE],
 			 a->stats.stage_ms[PBD_STAGE_NARROW_PHASE], a->stats.stage_ms[PBD_STAGE_CONSTRAINTS],
 			 a->stats.stage_ms[PBD_STAGE_CONTACTS], a->stats.stage_ms[PBD_STAGE_CCD]);
 		renderer_text(r, x, y, scale, text, kDim);

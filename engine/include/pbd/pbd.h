@@ -271,7 +271,7 @@ PBD_API const char *pbd_world_last_error(const pbd_world *world);
 /// Timers of the step's stages, in step order (docs/design.md); pbd_world_stats.stage_ms is
 /// indexed by them.
 typedef enum pbd_stage {
-	PBD_STAGE_PREDICT,     ///< forces (gravity, wind) and position prediction
+	PBD_STAGE_PREDICT,     ///< gravity, the air's forces and position prediction
 	PBD_STAGE_BROAD_PHASE, ///< spatial hash over swept bounds: candidate pairs
 	PBD_STAGE_NARROW_PHASE,///< contact setup: sides, rest-distance exemptions, collider pairs
 	PBD_STAGE_CONSTRAINTS, ///< stretch, bend and tether projection
@@ -279,10 +279,11 @@ typedef enum pbd_stage {
 	PBD_STAGE_CCD,         ///< the guard: no crossing of the motion x -> p may land
 	PBD_STAGE_UPDATE,      ///< velocity update
 	PBD_STAGE_FINALIZE,    ///< damping, normals and readback buffers, once per step
+	PBD_STAGE_AIR,         ///< drag and lift on the cloth's triangles, once per step (0 without air)
 	PBD_STAGE_COUNT
 } pbd_stage;
 
-/// Name of a stage timer ("predict", "broad_phase", ... "finalize"), or "?".
+/// Name of a stage timer ("predict", "broad_phase", ... "finalize", "air"), or "?".
 PBD_API const char *pbd_stage_name(pbd_stage stage);
 
 /// Figures of the last step.
