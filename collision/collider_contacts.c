@@ -133,54 +133,73 @@ static bool keep_contact(pbd_world *w, const search_job *job, int i)
 	return pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, p, &n) <= reach;
 }
 
-// A cloth's particles at the substep end: the box around p, a bound on how far any particle
-// is from its x (the length of the per-axis largest motions, never less than the largest
-// motion) and the largest radius: the margins of keep_contact's tests. Four lanes at a time
-// (the fourth, the inverse mass, is not used): this runs twice a substep on every cloth.
-static pbd_body_extent extent_of(const pbd_world *w, const pbd_body *cloth)
+// Particles first .. first + count - 1 of one cloth: the box around p, the square of a bound
+// on how far any of them is from its x (the per-axis largest motions, summed: never less
+// than the largest motion) and the largest radius, the margins of keep_contact's tests. Four
+// lanes at a time (the fourth, the inverse mass, is not used). A NaN leaves the box unbounded.
+static pbd_body_extent span_of(const pbd_world *w, int first, int count)
 {
-	pbd_body_extent e = {{v3(INFINITY, INFINITY, INFINITY), v3(-INFINITY, -INFINITY, -INFINITY)}, 0.0f, 0.0f};
-	const pbd_v4 *p = w->particles.p + cloth->first, *x = w->particles.x + cloth->first;
-	const float *radius = w->particles.radius + cloth->first;
-	pbd_v3 travel2 = v3(0, 0, 0);
-#if defined(__SSE2__)
-	__m128 lo = _mm_set1_ps(INFINITY), hi = _mm_set1_ps(-INFINITY), far = _mm_setzero_ps();
-	__m128 unordered = _mm_setzero_ps();  // NaN seen: the box is then left unbounded
-	for (int i = 0; i < cloth->count; ++i) {
-		__m128 q = _mm_loadu_ps(&p[i].x), d = _mm_sub_ps(q, _mm_loadu_ps(&x[i].x));
-		unordered = _mm_or_ps(unordered, _mm_cmpunord_ps(q, d));
-		lo = _mm_min_ps(lo, q);
-		hi = _mm_max_ps(hi, q);
-		far = _mm_max_ps(far, _mm_mul_ps(d, d));
-	}
-	float l[4], h[4], f[4];
-	_mm_storeu_ps(l, lo);
-	_mm_storeu_ps(h, hi);
-	_mm_storeu_ps(f, far);
-	bool nan = (_mm_movemask_ps(unordered) & 7) != 0;
-	e.box.lo = nan ? v3(-INFINITY, -INFINITY, -INFINITY) : v3(l[0], l[1], l[2]);
-	e.box.hi = nan ? v3(INFINITY, INFINITY, INFINITY) : v3(h[0], h[1], h[2]);
-	travel2 = nan ? v3(INFINITY, 0, 0) : v3(f[0], f[1], f[2]);
-#else
-	for (int i = 0; i < cloth->count; ++i) {
-		pbd_v3 q = v3_of4(p[i]), d = v3_sub(q, v3_of4(x[i]));
-		e.box.lo = v3(minf(e.box.lo.x, q.x), minf(e.box.lo.y, q.y), minf(e.box.lo.z, q.z));
-		e.box.hi = v3(maxf(e.box.hi.x, q.x), maxf(e.box.hi.y, q.y), maxf(e.box.hi.z, q.z));
-		travel2 = v3(maxf(travel2.x, d.x * d.x), maxf(travel2.y, d.y * d.y), maxf(travel2.z, d.z * d.z));
-	}
-#endif
+	const pbd_v4 *p = w->particles.p + first, *x = w->particles.x + first;
+	const float *radius = w->particles.radius + first;
+	pbd_v3 lo = v3(INFINITY, INFINITY, INFINITY), hi = v3(-INFINITY, -INFINITY, -INFINITY), travel2 = v3(0, 0, 0);
+	bool nan = false;
+	float widest = 0.0f;
 	int i = 0;
 #if defined(__SSE2__)
+	// Four particles per round into four sets of running minima and maxima, which the
+	// round's latency would otherwise hold up; then the sets are merged.
+	__m128 vlo[4], vhi[4], far[4], unordered = _mm_setzero_ps();
+	for (int k = 0; k < 4; ++k)
+		vlo[k] = _mm_set1_ps(INFINITY), vhi[k] = _mm_set1_ps(-INFINITY), far[k] = _mm_setzero_ps();
+	for (; i < count; i += 4) {
+		for (int k = 0; k < 4 && i + k < count; ++k) {
+			__m128 q = _mm_loadu_ps(&p[i + k].x), d = _mm_sub_ps(q, _mm_loadu_ps(&x[i + k].x));
+			unordered = _mm_or_ps(unordered, _mm_cmpunord_ps(q, d));
+			vlo[k] = _mm_min_ps(vlo[k], q);
+			vhi[k] = _mm_max_ps(vhi[k], q);
+			far[k] = _mm_max_ps(far[k], _mm_mul_ps(d, d));
+		}
+	}
+	for (int k = 1; k < 4; ++k) {
+		vlo[0] = _mm_min_ps(vlo[0], vlo[k]);
+		vhi[0] = _mm_max_ps(vhi[0], vhi[k]);
+		far[0] = _mm_max_ps(far[0], far[k]);
+	}
+	float l[4], h[4], f[4];
+	_mm_storeu_ps(l, vlo[0]);
+	_mm_storeu_ps(h, vhi[0]);
+	_mm_storeu_ps(f, far[0]);
+	nan = (_mm_movemask_ps(unordered) & 7) != 0;
+	lo = v3(l[0], l[1], l[2]), hi = v3(h[0], h[1], h[2]), travel2 = v3(f[0], f[1], f[2]);
 	__m128 r = _mm_setzero_ps();
-	for (; i + 4 <= cloth->count; i += 4)
+	for (i = 0; i + 4 <= count; i += 4)
 		r = _mm_max_ps(r, _mm_loadu_ps(radius + i));
 	float rs[4];
 	_mm_storeu_ps(rs, r);
-	e.radius = maxf(maxf(rs[0], rs[1]), maxf(rs[2], rs[3]));
+	widest = maxf(maxf(rs[0], rs[1]), maxf(rs[2], rs[3]));
+#else
+	for (; i < count; ++i) {
+		pbd_v3 q = v3_of4(p[i]), d = v3_sub(q, v3_of4(x[i]));
+		nan |= q.x != q.x || q.y != q.y || q.z != q.z || d.x != d.x || d.y != d.y || d.z != d.z;
+		lo = v3(minf(lo.x, q.x), minf(lo.y, q.y), minf(lo.z, q.z));
+		hi = v3(maxf(hi.x, q.x), maxf(hi.y, q.y), maxf(hi.z, q.z));
+		travel2 = v3(maxf(travel2.x, d.x * d.x), maxf(travel2.y, d.y * d.y), maxf(travel2.z, d.z * d.z));
+	}
+	i = 0;
 #endif
-	for (; i < cloth->count; ++i)
-		e.radius = maxf(e.radius, radius[i]);
-	e.travel = sqrtf(travel2.x + travel2.y + travel2.z) * 1.0001f;
+	for (; i < count; ++i)
+		widest = maxf(widest, radius[i]);
+	if (nan)
+		return (pbd_body_extent){{v3(-INFINITY, -INFINITY, -INFINITY), v3(INFINITY, INFINITY, INFINITY)}, INFINITY,
+					 widest};
+	return (pbd_body_extent){{lo, hi}, travel2.x + travel2.y + travel2.z, widest};
+}
+
+// A whole cloth's extent, its travel a length (with a margin for the rounding of the square).
+static pbd_body_extent extent_of(const pbd_world *w, const pbd_body *cloth)
+{
+	pbd_body_extent e = span_of(w, cloth->first, cloth->count);
+	e.travel = sqrtf(e.travel) * 1.0001f;
 	return e;
 }
 

@@ -70,6 +70,8 @@ bool pbd_bending_build(pbd_world *world, pbd_bending_constraints *c, int particl
 			// Energy (3 / (2 (A0 + A1))) |C|^2 / compliance = |C|^2 / (2 alpha): alpha = compliance (A0 + A1) / 3.
 			c->scale[k] = area / 3.0f;
 		}
+		c->band_start = pbd_color_bands(world, colors, c->color_start, 4, c->v, particle_count);
+		ok = c->band_start != NULL;
 	}
 	pbd_free_array(world, perm, n, sizeof *perm);
 	pbd_free_array(world, starts, n + 1, sizeof *starts);
@@ -87,6 +89,8 @@ void pbd_bending_free(pbd_world *world, pbd_bending_constraints *c)
 	pbd_free_array(world, c->lambda, n * 3, sizeof *c->lambda);
 	if (c->color_start)
 		pbd_free_array(world, c->color_start, (size_t)c->color_count + 1, sizeof *c->color_start);
+	if (c->band_start)
+		pbd_free_array(world, c->band_start, (size_t)c->color_count * (PBD_BANDS + 1), sizeof *c->band_start);
 	*c = (pbd_bending_constraints){0};
 }
 
@@ -293,9 +297,10 @@ static bool build_from_mesh(pbd_world *w, pbd_body *cloth, const pbd_cloth_mesh 
 static void free_cloth(pbd_world *w, pbd_body *cloth) { pbd_bending_free(w, &cloth->bending); }
 static int count(const pbd_body *cloth) { return cloth->bending.count; }
 
-static int colors(const pbd_body *cloth, const int **start)
+static int colors(const pbd_body *cloth, const int **start, const int **bands)
 {
 	*start = cloth->bending.color_start;
+	*bands = cloth->bending.band_start;
 	return cloth->bending.color_count;
 }
 

@@ -101,3 +101,24 @@ int pbd_color_constraints(pbd_world *world, int count, int arity, const uint32_t
 	pbd_free_array(world, color, (size_t)count, sizeof *color);
 	return colors;
 }
+
+int *pbd_color_bands(pbd_world *world, int colors, const int *color_start, int arity, const uint32_t *idx,
+		     int particle_count)
+{
+	int *bands = pbd_alloc_array(world, (size_t)colors * (PBD_BANDS + 1), sizeof *bands);
+	if (!bands)
+		return NULL;
+	for (int k = 0; k < colors; ++k) {
+		int *start = bands + (size_t)k * (PBD_BANDS + 1);
+		int c = color_start[k], end = color_start[k + 1];
+		for (int b = 0; b < PBD_BANDS; ++b) {
+			// The first constraint whose lowest particle is in band b or later.
+			while (k != PBD_OVERFLOW_COLOR && c < end &&
+			       (int64_t)lowest_particle(arity, idx + (size_t)c * arity) * PBD_BANDS < (int64_t)b * particle_count)
+				++c;
+			start[b] = k == PBD_OVERFLOW_COLOR ? color_start[k] : c;
+		}
+		start[PBD_BANDS] = end;
+	}
+	return bands;
+}

@@ -25,6 +25,7 @@ typedef struct pbd_distance_constraints {
 	float *lambda;       // XPBD multiplier, reset each substep
 	int color_count;
 	int *color_start;    // color_count + 1 entries
+	int *band_start;     // per color, PBD_BANDS + 1 entries (pbd_color_bands)
 } pbd_distance_constraints;
 
 // Isometric bending (Bergou, Wardetzky, Harmon, Zorin, Grinspun 2006, "A quadratic bending
@@ -44,6 +45,7 @@ typedef struct pbd_bending_constraints {
 	float *lambda;       // 3 per constraint
 	int color_count;
 	int *color_start;
+	int *band_start;     // per color, PBD_BANDS + 1 entries (pbd_color_bands)
 } pbd_bending_constraints;
 
 // Long-range attachments (Kim, Chentanez, Mueller 2012): each free particle may be no further
@@ -118,9 +120,10 @@ typedef struct pbd_constraint_kind {
 	int (*count)(const struct pbd_body *cloth);
 	// What solve_range's start and end count when not constraints (NULL: constraints).
 	int (*items)(const struct pbd_body *cloth);
-	// Graph colors: their count, and in *start where each begins (count + 1 entries). A kind
+	// Graph colors: their count, in *start where each begins (count + 1 entries) and in *bands
+	// where each band of particles begins in each (pbd_color_bands; NULL: not banded). A kind
 	// without colors returns 0: its constraints may be solved in any split at once.
-	int (*colors)(const struct pbd_body *cloth, const int **start);
+	int (*colors)(const struct pbd_body *cloth, const int **start, const int **bands);
 	// Projects constraints job->first + start .. job->first + end - 1, all of one color (or,
 	// without colors, items start .. end - 1): a pbd_task_fn over a pbd_constraint_job.
 	void (*solve_range)(int start, int end, int worker, void *job);
@@ -185,6 +188,18 @@ void pbd_tethers_solve_range(pbd_v4 *p, const pbd_tethers *t, int start, int end
 // memory. color_start must hold count + 1 ints (only color_count + 1 are used).
 int pbd_color_constraints(pbd_world *world, int count, int arity, const uint32_t *idx, int particle_count,
 			  int *perm, int *color_start);
+
+// The particles of a cloth cut by index into PBD_BANDS bands: a color's constraints are in the
+// order of their lowest particle, so those whose lowest particle lies in one band are
+// consecutive. Threads given the same bands in every color (and the same particles in the
+// particle stages) keep to their own part of the cloth, and their caches to themselves: cut
+// by count instead, each color's share moved with the color and a few rows of particles went
+// from core to core in every color (two threads were 1.2x one at 128 x 128).
+#define PBD_BANDS 64
+// Where each band begins in each color: colors x (PBD_BANDS + 1) indices, for constraints
+// already in color order (idx); NULL when out of memory. The overflow color is one band.
+int *pbd_color_bands(pbd_world *world, int colors, const int *color_start, int arity, const uint32_t *idx,
+		     int particle_count);
 
 // A contact whose free particles carry only a sliver of the contact point (a point next to a
 // pinned corner, found by the API fuzzer with weights of 1e-22) would move them by depth over

@@ -40,6 +40,8 @@ bool pbd_distance_build(pbd_world *world, pbd_distance_constraints *c, int parti
 			c->scale[k] = scale[o];
 			c->kind[k] = kind[o];
 		}
+		c->band_start = pbd_color_bands(world, colors, c->color_start, 2, c->ij, particle_count);
+		ok = c->band_start != NULL;
 	}
 	pbd_free_array(world, perm, n, sizeof *perm);
 	pbd_free_array(world, starts, n + 1, sizeof *starts);
@@ -59,6 +61,8 @@ void pbd_distance_free(pbd_world *world, pbd_distance_constraints *c)
 	pbd_free_array(world, c->lambda, n, sizeof *c->lambda);
 	if (c->color_start)
 		pbd_free_array(world, c->color_start, (size_t)c->color_count + 1, sizeof *c->color_start);
+	if (c->band_start)
+		pbd_free_array(world, c->band_start, (size_t)c->color_count * (PBD_BANDS + 1), sizeof *c->band_start);
 	*c = (pbd_distance_constraints){0};
 }
 
@@ -263,9 +267,10 @@ static bool build_from_mesh(pbd_world *w, pbd_body *cloth, const pbd_cloth_mesh 
 static void free_cloth(pbd_world *w, pbd_body *cloth) { pbd_distance_free(w, &cloth->distance); }
 static int count(const pbd_body *cloth) { return cloth->distance.count; }
 
-static int colors(const pbd_body *cloth, const int **start)
+static int colors(const pbd_body *cloth, const int **start, const int **bands)
 {
 	*start = cloth->distance.color_start;
+	*bands = cloth->distance.band_start;
 	return cloth->distance.color_count;
 }
 

@@ -416,10 +416,11 @@ static int items(const pbd_body *cloth) { return cloth->tethers.particles; }
 
 // Tethers need no colors: a tether moves only its own particle, and a range takes each
 // particle's tethers whole (pbd_tethers_solve_range), so any split gives the same result.
-static int colors(const pbd_body *cloth, const int **start)
+static int colors(const pbd_body *cloth, const int **start, const int **bands)
 {
 	PBD_UNUSED(cloth);
 	*start = NULL;
+	*bands = NULL;
 	return 0;
 }
 

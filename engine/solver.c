@@ -100,18 +100,45 @@ static void predict(pbd_world *w, bool air, float h, float t_end)
 	pbd_parallel_for(w, predict_range, w->particles.count, PBD_PARTICLES_PER_RANGE, &job);
 }
 
+// A color cut at the particle bands (constraints.h): slice s of `slices` takes the bands
+// s * PBD_BANDS / slices onwards, so that the pool's threads, each starting on its own block
+// of slices, keep to the same part of the cloth in every color.
+typedef struct band_job {
+	pbd_task_fn *task;
+	pbd_constraint_job *job;
+	const int *band_start;  // the color's PBD_BANDS + 1 starts
+	int slices;
+} band_job;
+
+static void solve_slices(int start, int end, int worker, void *context)
+{
+	const band_job *b = context;
+	int lo = b->band_start[start * PBD_BANDS / b->slices] - b->job->first;
+	int hi = b->band_start[end * PBD_BANDS / b->slices] - b->job->first;
+	if (hi > lo)
+		b->task(lo, hi, worker, b->job);
+}
+
+// Slices of a color per worker: a few, so that a thread held up does not hold up the rest.
+#define SLICES_PER_WORKER 4
+
 // Color by color: constraints of one color share no particle, so each color is spread
 // over the workers and any split gives the same result.
 static void project_colors(pbd_world *w, pbd_task_fn *task, pbd_constraint_job *job, int color_count,
-			   const int *color_start)
+			   const int *color_start, const int *band_start)
 {
+	int slices = mini(PBD_BANDS, SLICES_PER_WORKER * w->worker_count);
 	for (int k = 0; k < color_count; ++k) {
 		job->first = color_start[k];
 		int count = color_start[k + 1] - color_start[k];
-		if (k == PBD_OVERFLOW_COLOR)
+		if (k == PBD_OVERFLOW_COLOR) {
 			task(0, count, 0, job);  // may share particles: one thread, in order
-		else
+		} else if (band_start && w->worker_count > 1 && count >= 2 * PBD_CONSTRAINTS_PER_RANGE) {
+			band_job bands = {task, job, band_start + (size_t)k * (PBD_BANDS + 1), slices};
+			pbd_parallel_for(w, solve_slices, slices, 1, &bands);
+		} else {
 			pbd_parallel_for(w, task, count, PBD_CONSTRAINTS_PER_RANGE, job);
+		}
 	}
 }
 
@@ -137,12 +164,12 @@ static void project(pbd_world *w, float inv_h2, int pass, int passes)
 					  pass + 1 < passes};
 		for (int k = 0; k < pbd_constraint_kind_count; ++k) {
 			const pbd_constraint_kind *kind = pbd_constraint_kinds[k];
-			const int *color_start = NULL;
-			int colors = kind->colors(c, &color_start);
+			const int *color_start = NULL, *band_start = NULL;
+			int colors = kind->colors(c, &color_start, &band_start);
 			PBD_ASSERT(colors == 0 || colors_cover(kind->count(c), colors, color_start));
 			job.first = 0;
 			if (colors > 0)
-				project_colors(w, kind->solve_range, &job, colors, color_start);
+				project_colors(w, kind->solve_range, &job, colors, color_start, band_start);
 			else
 				pbd_parallel_for(w, kind->solve_range, (kind->items ? kind->items : kind->count)(c),
 						 PBD_CONSTRAINTS_PER_RANGE, &job);

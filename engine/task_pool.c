@@ -1,52 +1,81 @@
 // SPDX-License-Identifier: MIT
 // A small thread pool behind the task hooks: one task at a time, cut into ranges that the
-// pool's threads and the finishing thread claim. Each thread starts on its own block of
-// ranges, the same block for every task: the solver's tasks walk the cloth in the same order
-// (particles, then each constraint color), so a thread keeps touching the same part of the
-// cloth and its cache lines stay in its core. Claimed by whoever comes first, as a shared
-// counter would hand them out, every color moved half the cloth between the cores and two
-// threads ran slower than one. A thread that finishes its block takes what is left of the others.
+// pool's threads and the finishing thread claim. Each thread owns a block of the ranges, the
+// same block for every task: the solver's tasks walk the cloth in the same order (particles,
+// then each constraint color), so a thread keeps touching the same part of the cloth and its
+// cache lines stay in its core (claimed by whoever came first, every color moved half the
+// cloth between the cores and two threads ran slower than one). A thread that finishes its
+// block takes what is left of the others', so a thread the system has put aside (other
+// processes on every core) holds up no more than the range it is in.
+//
+// A step hands the pool dozens of short tasks per substep (one per constraint color), a few
+// microseconds each, so the hand-over is lock-free and touches few shared cache lines: a
+// block's next range is claimed from a counter on the block's own cache line, tagged with the
+// task's number (a thread still finishing an old task can claim nothing of a new one), and
+// each thread reports the ranges it ran once per task. Threads wait for the next task, and
+// the caller for the last range, by spinning a while (about 75 us) before they sleep. When
+// other processes keep every core busy, a pool thread gets little time, spends it spinning,
+// and may be put aside in the middle of a range the caller then waits for: after such a
+// stall, or when the other threads ran too few of the ranges, the caller works alone for a
+// while and they sleep (tasks split or not give the same results).
+#define _POSIX_C_SOURCE 199309L  // clock_gettime
 #include <pthread.h>
-#include <sched.h>
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "world.h"
 
 #define POOL_MAX_WORKERS 64
 #define RANGES_PER_WORKER 4
-#define POOL_MAX_RANGES (POOL_MAX_WORKERS * RANGES_PER_WORKER)
 
-// A step hands the pool dozens of short tasks per substep (one per constraint color), tens of
-// microseconds each, where waking a sleeping thread or passing a lock back and forth costs
-// about as much. So the hand-over is lock-free: threads wait for the next task, and the caller
-// for the last range, by spinning a while (about 75 us) before they sleep on a condition.
 enum { SPIN_LIMIT = 4000 };
+// Tasks run alone after a stall, first and at most; tasks without a stall that bring it back
+// to the first.
+enum { SOLO_FIRST = 256, SOLO_MOST = 32768, SOLO_FORGIVEN = 2048 };
+// Every WINDOW_TASKS tasks the share of ranges the other threads ran is looked at: below half
+// of theirs ((workers - 1) / workers), they are not getting the time to help (other
+// processes on the cores) and only take it from the caller.
+enum { WINDOW_TASKS = 256 };
+// A wait for the last ranges is a stall when it is this much longer than the caller's own
+// share of the task: a running thread is never that far behind, a descheduled one is.
+#define STALL_MARGIN_MS 0.2
+
+// A block's claim counter (pack).
+typedef struct pool_block {
+	alignas(64) _Atomic uint64_t next;
+} pool_block;
 
 struct pbd_task_pool {
 	int workers;
 	int thread_count;
 	pthread_t threads[POOL_MAX_WORKERS];
-	// Sleeping only: workers wait on `wake` for a new generation, the caller on `done` for
-	// the last range. The counts of sleepers tell the other side whether to signal.
+	// Sleeping only: workers wait on `wake` for a new task, the caller on `done` for the last
+	// range. The counts of sleepers tell the other side whether to signal.
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	pthread_cond_t done;
 	atomic_int sleeping_workers;
 	atomic_bool caller_sleeping;
 	atomic_bool stop;
-	_Atomic uint64_t generation;  // tasks published so far
-	_Atomic uint64_t open;        // the generation whose ranges may be claimed, 0 between tasks
-	atomic_int active;            // workers that may touch the current task's fields
-	atomic_bool busy;             // a task is between enqueue and finish
-	// The current task: written while no worker is active and none is open, then published.
-	pbd_task_fn *task;
-	void *context;
-	int item_count;
-	int range;
-	int range_count;
-	atomic_bool claimed[POOL_MAX_RANGES];
-	atomic_int ranges_done;
+	atomic_bool busy;  // a task is between enqueue and finish
+	// The current task, published as a sequence lock: `writing` takes the next task's number
+	// before its fields are written, `generation` after. A thread that read a number and the
+	// fields reads `writing` again: still that number, and the fields were that task's.
+	alignas(64) _Atomic uint32_t generation;
+	_Atomic uint32_t writing;
+	_Atomic(pbd_task_fn *) task;
+	_Atomic(void *) context;
+	atomic_int item_count, range, range_count;
+	alignas(64) atomic_int ranges_done;
+	// Alone for a while: when a thread the system put aside held the caller up, or the other
+	// threads ran too few of the ranges (other processes on every core), the next `solo_left`
+	// tasks run on the caller alone, and the while doubles each time it happens again.
+	atomic_int solo_left, solo_length, clean_tasks;
+	atomic_int window_tasks, window_ranges, window_helped;  // since the last look at the share
+	pool_block block[POOL_MAX_WORKERS];
 };
 
 typedef struct worker_start {
@@ -61,43 +90,80 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static void finish_range(pbd_task_pool *pool)
+static int block_start(int block, int range_count, int workers)
 {
-	if (atomic_fetch_add(&pool->ranges_done, 1) + 1 == pool->range_count && atomic_load(&pool->caller_sleeping)) {
+	return (int)((int64_t)block * range_count / workers);
+}
+
+// A block's counter: the task's number, then the block's unclaimed ranges [next, end).
+static uint64_t pack(uint32_t task, int next, int end)
+{
+	return (uint64_t)task << 32 | (uint64_t)(uint16_t)end << 16 | (uint16_t)next;
+}
+
+// Claims a range of a block for task `task`: its owner from the front, anyone else from the
+// back (the ranges a thief runs are those the owner would have reached last, and the owner's
+// part of the cloth stays in its cache). Returns the range, or -1 when nothing is left (or
+// the task is over). A counter still tagged with an earlier task has not been touched by
+// this one: the whole block is left.
+static int claim(pbd_task_pool *pool, int block, uint32_t task, int range_count, bool owner)
+{
+	_Atomic uint64_t *counter = &pool->block[block].next;
+	uint64_t seen = atomic_load_explicit(counter, memory_order_relaxed);
+	for (;;) {
+		uint32_t tag = (uint32_t)(seen >> 32);
+		if (tag != task && (int32_t)(tag - task) > 0)
+			return -1;  // a later task has started: this one is over
+		int next = tag == task ? (int)(seen & 0xffff) : block_start(block, range_count, pool->workers);
+		int end = tag == task ? (int)(seen >> 16 & 0xffff) : block_start(block + 1, range_count, pool->workers);
+		if (next >= end)
+			return -1;
+		uint64_t want = owner ? pack(task, next + 1, end) : pack(task, next, end - 1);
+		if (atomic_compare_exchange_weak(counter, &seen, want))
+			return owner ? next : end - 1;
+	}
+}
+
+// Runs what this thread can claim of task `task`, its own block first, and reports it.
+// Returns how many ranges it ran.
+static int run_ranges(pbd_task_pool *pool, int worker, uint32_t task)
+{
+	pbd_task_fn *fn = atomic_load_explicit(&pool->task, memory_order_relaxed);
+	void *context = atomic_load_explicit(&pool->context, memory_order_relaxed);
+	int items = atomic_load_explicit(&pool->item_count, memory_order_relaxed);
+	int range = atomic_load_explicit(&pool->range, memory_order_relaxed);
+	int range_count = atomic_load_explicit(&pool->range_count, memory_order_relaxed);
+	atomic_thread_fence(memory_order_acquire);
+	if (atomic_load_explicit(&pool->writing, memory_order_relaxed) != task)
+		return 0;  // that task is over, and the fields may be the next one's
+	int ran = 0;
+	for (int k = 0; k < pool->workers; ++k) {
+		int block = worker + k < pool->workers ? worker + k : worker + k - pool->workers;
+		for (int r; (r = claim(pool, block, task, range_count, k == 0)) >= 0; ++ran)
+			fn(r * range, mini((r + 1) * range, items), worker, context);
+	}
+	if (ran > 0 && atomic_fetch_add(&pool->ranges_done, ran) + ran == range_count &&
+	    atomic_load(&pool->caller_sleeping)) {
 		pthread_mutex_lock(&pool->lock);
 		pthread_cond_broadcast(&pool->done);
 		pthread_mutex_unlock(&pool->lock);
 	}
+	return ran;
 }
 
-static void run_ranges(pbd_task_pool *pool, int worker)
-{
-	int count = pool->range_count;
-	int first = (int)((int64_t)worker * count / pool->workers);
-	for (int k = 0; k < count; ++k) {
-		int r = first + k < count ? first + k : first + k - count;
-		if (atomic_load_explicit(&pool->claimed[r], memory_order_relaxed) || atomic_exchange(&pool->claimed[r], true))
-			continue;
-		int start = r * pool->range;
-		int end = mini(start + pool->range, pool->item_count);
-		pool->task(start, end, worker, pool->context);
-		finish_range(pool);
-	}
-}
-
-// Returns the generation after `seen`, or `seen` when the pool stops.
-static uint64_t wait_for_task(pbd_task_pool *pool, uint64_t seen)
+// Returns the task number after `seen`, or `seen` when the pool stops.
+static uint32_t wait_for_task(pbd_task_pool *pool, uint32_t seen)
 {
 	for (int k = 0; k < SPIN_LIMIT; ++k) {
-		uint64_t g = atomic_load(&pool->generation);
+		uint32_t g = atomic_load(&pool->generation);
 		if (g != seen || atomic_load_explicit(&pool->stop, memory_order_relaxed))
 			return g;
 		cpu_relax();
 	}
 	pthread_mutex_lock(&pool->lock);
 	atomic_fetch_add(&pool->sleeping_workers, 1);
-	// Sleepers are counted before the generation is checked and the caller publishes before
-	// it reads the count: one of the two sees the other, so no wake-up is lost.
+	// Sleepers are counted before the number is checked and the caller publishes before it
+	// reads the count: one of the two sees the other, so no wake-up is lost.
 	while (atomic_load(&pool->generation) == seen && !atomic_load(&pool->stop))
 		pthread_cond_wait(&pool->wake, &pool->lock);
 	atomic_fetch_sub(&pool->sleeping_workers, 1);
@@ -110,19 +176,13 @@ static void *worker_main(void *arg)
 	pbd_task_pool *pool = ((worker_start *)arg)->pool;
 	int index = ((worker_start *)arg)->index;
 	free(arg);
-	uint64_t seen = 0;
+	uint32_t seen = 0;
 	for (;;) {
-		uint64_t g = wait_for_task(pool, seen);
+		uint32_t task = wait_for_task(pool, seen);
 		if (atomic_load(&pool->stop))
 			return NULL;
-		seen = g;
-		// Counted as active before looking at `open`; the caller closes the task before it
-		// waits for no active worker: either this thread sees the task closed or the caller
-		// waits for it, so the task's fields are never rewritten under a running range.
-		atomic_fetch_add(&pool->active, 1);
-		if (atomic_load(&pool->open) == g)
-			run_ranges(pool, index);
-		atomic_fetch_sub(&pool->active, 1);
+		seen = task;
+		run_ranges(pool, index, task);
 	}
 }
 
@@ -133,9 +193,11 @@ pbd_result pbd_task_pool_create(int workers, pbd_task_pool **out_pool)
 	*out_pool = NULL;
 	if (workers < 1 || workers > POOL_MAX_WORKERS)
 		return PBD_ERR_BAD_COUNT;
-	pbd_task_pool *pool = calloc(1, sizeof *pool);
+	size_t bytes = (sizeof(pbd_task_pool) + 63) / 64 * 64;  // whole cache lines, for the blocks' counters
+	pbd_task_pool *pool = aligned_alloc(64, bytes);
 	if (!pool)
 		return PBD_ERR_OUT_OF_MEMORY;
+	memset(pool, 0, bytes);
 	pool->workers = workers;
 	pthread_mutex_init(&pool->lock, NULL);
 	pthread_cond_init(&pool->wake, NULL);
@@ -174,15 +236,6 @@ void pbd_task_pool_destroy(pbd_task_pool *pool)
 	free(pool);
 }
 
-static void wait_for_inactive_workers(pbd_task_pool *pool)
-{
-	for (int k = 0; atomic_load(&pool->active) > 0; ++k)
-		if (k < SPIN_LIMIT)
-			cpu_relax();
-		else
-			sched_yield();  // a worker between two loads was descheduled
-}
-
 void *pbd_task_pool_enqueue(pbd_task_fn *task, int item_count, int min_range, void *task_context, void *user_context)
 {
 	pbd_task_pool *pool = user_context;
@@ -194,22 +247,25 @@ void *pbd_task_pool_enqueue(pbd_task_fn *task, int item_count, int min_range, vo
 		task(0, item_count, 0, task_context);
 		return NULL;
 	}
+	if (atomic_load_explicit(&pool->solo_left, memory_order_relaxed) > 0) {
+		atomic_fetch_sub_explicit(&pool->solo_left, 1, memory_order_relaxed);
+		task(0, item_count, 0, task_context);
+		return NULL;
+	}
 	atomic_store(&pool->busy, true);
-	wait_for_inactive_workers(pool);
 	// A few ranges per worker, so that a slow thread does not hold up the rest.
 	int ranges = RANGES_PER_WORKER * pool->workers;
 	int range = maxi(min_range, (item_count + ranges - 1) / ranges);
-	pool->task = task;
-	pool->context = task_context;
-	pool->item_count = item_count;
-	pool->range = range;
-	pool->range_count = (item_count + range - 1) / range;
-	atomic_store(&pool->ranges_done, 0);
-	for (int r = 0; r < pool->range_count; ++r)
-		atomic_store_explicit(&pool->claimed[r], false, memory_order_relaxed);
-	uint64_t g = atomic_load(&pool->generation) + 1;
-	atomic_store(&pool->open, g);
-	atomic_store(&pool->generation, g);
+	uint32_t number = atomic_load_explicit(&pool->generation, memory_order_relaxed) + 1;
+	atomic_store_explicit(&pool->writing, number, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&pool->task, task, memory_order_relaxed);
+	atomic_store_explicit(&pool->context, task_context, memory_order_relaxed);
+	atomic_store_explicit(&pool->item_count, item_count, memory_order_relaxed);
+	atomic_store_explicit(&pool->range, range, memory_order_relaxed);
+	atomic_store_explicit(&pool->range_count, (item_count + range - 1) / range, memory_order_relaxed);
+	atomic_store_explicit(&pool->ranges_done, 0, memory_order_relaxed);
+	atomic_store_explicit(&pool->generation, number, memory_order_release);  // publishes the fields above
 	if (atomic_load(&pool->sleeping_workers) > 0) {
 		pthread_mutex_lock(&pool->lock);
 		pthread_cond_broadcast(&pool->wake);
@@ -218,25 +274,66 @@ void *pbd_task_pool_enqueue(pbd_task_fn *task, int item_count, int min_range, vo
 	return pool;
 }
 
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+// After each task: a stall sends the pool alone for a while (longer each time), a long run
+// of tasks without one forgives the past.
+static void note_stall(pbd_task_pool *pool, bool stalled)
+{
+	if (stalled) {
+		int length = maxi(SOLO_FIRST, atomic_load_explicit(&pool->solo_length, memory_order_relaxed));
+		atomic_store_explicit(&pool->solo_left, length, memory_order_relaxed);
+		atomic_store_explicit(&pool->solo_length, mini(2 * length, SOLO_MOST), memory_order_relaxed);
+		atomic_store_explicit(&pool->clean_tasks, 0, memory_order_relaxed);
+	} else if (atomic_fetch_add_explicit(&pool->clean_tasks, 1, memory_order_relaxed) + 1 == SOLO_FORGIVEN) {
+		atomic_store_explicit(&pool->solo_length, SOLO_FIRST, memory_order_relaxed);
+	}
+}
+
+// Adds a task to the window; at its end, whether the other threads ran less than half of
+// their share of it.
+static bool helped_too_little(pbd_task_pool *pool, int ranges, int helped)
+{
+	int tasks = atomic_fetch_add_explicit(&pool->window_tasks, 1, memory_order_relaxed) + 1;
+	int total = atomic_fetch_add_explicit(&pool->window_ranges, ranges, memory_order_relaxed) + ranges;
+	int others = atomic_fetch_add_explicit(&pool->window_helped, helped, memory_order_relaxed) + helped;
+	if (tasks < WINDOW_TASKS)
+		return false;
+	atomic_store_explicit(&pool->window_tasks, 0, memory_order_relaxed);
+	atomic_store_explicit(&pool->window_ranges, 0, memory_order_relaxed);
+	atomic_store_explicit(&pool->window_helped, 0, memory_order_relaxed);
+	return 2 * (int64_t)others * pool->workers < (int64_t)total * (pool->workers - 1);
+}
+
 void pbd_task_pool_finish(void *user_task, void *user_context)
 {
 	pbd_task_pool *pool = user_context;
 	if (!user_task)
 		return;
-	run_ranges(pool, 0);
-	for (int k = 0; k < SPIN_LIMIT && atomic_load(&pool->ranges_done) < pool->range_count; ++k)
+	int range_count = atomic_load_explicit(&pool->range_count, memory_order_relaxed);
+	double start = now_ms();
+	int own_ranges = run_ranges(pool, 0, atomic_load_explicit(&pool->generation, memory_order_relaxed));
+	for (int k = 0; k < SPIN_LIMIT && atomic_load(&pool->ranges_done) < range_count; ++k)
 		cpu_relax();
-	if (atomic_load(&pool->ranges_done) < pool->range_count) {
+	bool stalled = false;
+	if (atomic_load(&pool->ranges_done) < range_count) {
+		double waiting = now_ms(), own = waiting - start;
 		pthread_mutex_lock(&pool->lock);
 		atomic_store(&pool->caller_sleeping, true);
-		while (atomic_load(&pool->ranges_done) < pool->range_count)
+		while (atomic_load(&pool->ranges_done) < range_count)
 			pthread_cond_wait(&pool->done, &pool->lock);
 		atomic_store(&pool->caller_sleeping, false);
 		pthread_mutex_unlock(&pool->lock);
+		stalled = now_ms() - waiting > own + STALL_MARGIN_MS;
 	}
-	PBD_ASSERT(atomic_load(&pool->ranges_done) == pool->range_count);
-	atomic_store(&pool->open, 0);
+	PBD_ASSERT(atomic_load(&pool->ranges_done) == range_count);
 	atomic_store(&pool->busy, false);
+	note_stall(pool, stalled || helped_too_little(pool, range_count, range_count - own_ranges));
 }
 
 void pbd_world_def_use_task_pool(pbd_world_def *def, const pbd_task_pool *pool)
