@@ -28,7 +28,25 @@ typedef struct pbd_collider_contacts {
 	int keep_capacity;
 	pbd_body_extent *extents; // and per body slot: where its particles are
 	int extent_capacity;
+	// The particle passes that run anyway (predict, the limit of motion) measure the extents
+	// on the way, so that the search needs no pass of its own: per worker and body slot what
+	// a worker's particles spanned, merged after the pass (minima and maxima in any order).
+	pbd_body_extent *partial;
+	int partial_capacity;
+	bool measured;            // the extents are the particles' as they are now
 } pbd_collider_contacts;
+
+// Particles per piece of a measuring pass: the pass moves a piece, then measures it while it
+// is still in the first-level cache.
+#define PBD_EXTENT_PIECE 256
+
+// Before a particle pass: whether it is to measure the extents (there is a live collider and
+// room for the workers' shares); clears the shares.
+bool pbd_extents_begin(pbd_world *world);
+// Particles start .. end - 1 (of any bodies), just moved, into worker's share.
+void pbd_extents_measure(pbd_world *world, int worker, int start, int end);
+// After the pass: the extents of every live cloth, for the next search.
+void pbd_extents_finish(pbd_world *world);
 
 // The particle-collider pairs that may touch this substep; false when out of memory.
 bool pbd_collider_contacts_find(pbd_world *world);

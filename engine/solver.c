@@ -9,7 +9,7 @@
 //                find pairs       new tracks and pairs for particles that left their tracks
 //                find collider contacts
 //                passes           `iterations` x (constraints; self contacts; collider contacts)
-//                push off colliders, limit motion
+//                limit motion, push off colliders (the limit's pass measures the cloths for it)
 //                carry, find pairs again, guard   no crossing of the motion x -> p lands (the
 //                                 guard asks for pairs again while it leaves particles off their tracks)
 //                update           v from the motion; x = p
@@ -56,13 +56,13 @@ static inline pbd_v3 limit_speed(pbd_v3 v)
 typedef struct predict_job {
 	pbd_world *w;
 	bool air;
+	bool measure;  // the cloths' extents for the collider search (collider_contacts.h)
 	float h, t_end;
 } predict_job;
 
-static void predict_range(int start, int end, int worker, void *context)
+// Particles start .. end - 1 of one piece.
+static void predict_piece(const predict_job *job, int start, int end)
 {
-	PBD_UNUSED(worker);
-	const predict_job *job = context;
 	pbd_world *w = job->w;
 	float h = job->h;
 	pbd_v3 g = v3_load(w->settings.gravity);
@@ -94,10 +94,24 @@ static void predict_range(int start, int end, int worker, void *context)
 	}
 }
 
+// In pieces, each measured for the collider search while it is in the cache.
+static void predict_range(int start, int end, int worker, void *context)
+{
+	const predict_job *job = context;
+	for (int piece = start; piece < end; piece += PBD_EXTENT_PIECE) {
+		int stop = mini(end, piece + PBD_EXTENT_PIECE);
+		predict_piece(job, piece, stop);
+		if (job->measure)
+			pbd_extents_measure(job->w, worker, piece, stop);
+	}
+}
+
 static void predict(pbd_world *w, bool air, float h, float t_end)
 {
-	predict_job job = {w, air, h, t_end};
+	predict_job job = {w, air, pbd_extents_begin(w), h, t_end};
 	pbd_parallel_for(w, predict_range, w->particles.count, PBD_PARTICLES_PER_RANGE, &job);
+	if (job.measure)
+		pbd_extents_finish(w);
 }
 
 // A color cut at the particle bands (constraints.h): slice s of `slices` takes the bands
@@ -182,19 +196,19 @@ static void project(pbd_world *w, float inv_h2, int pass, int passes)
 // p - x loses most of its digits (at 100 m a float step is 7.6e-6 m, a 0.5% velocity error at
 // 600 Hz and 1 m/s); the correction form keeps free flight exact and rounds only what the
 // constraints moved.
-typedef struct update_job {
-	pbd_world *w;
-	float h, inv_h;
-} update_job;
-
 // Motion within one substep stays within PBD_MAX_SPEED too: contacts and constraints of
 // extreme inputs (a thickness of kilometres, thousands of substeps) could otherwise push
 // particles ever further, until products of lengths overflow. Each motion x -> p is only
-// shortened along itself, before the guard sweeps it.
-static void limit_motion_range(int start, int end, int worker, void *context)
+// shortened along itself, before the guard sweeps it. On the way the pass measures the
+// cloths' extents for the collider search that follows.
+typedef struct limit_job {
+	pbd_world *w;
+	float h;
+	bool measure;
+} limit_job;
+
+static void limit_motion_piece(const limit_job *job, int start, int end)
 {
-	PBD_UNUSED(worker);
-	const update_job *job = context;
 	pbd_world *w = job->w;
 	float reach = PBD_MAX_SPEED * job->h;
 	double reach2 = (double)reach * reach;
@@ -210,11 +224,29 @@ static void limit_motion_range(int start, int end, int worker, void *context)
 	}
 }
 
-static void limit_motion(pbd_world *w, float h)
+static void limit_motion_range(int start, int end, int worker, void *context)
 {
-	update_job job = {w, h, 1.0f / h};
-	pbd_parallel_for(w, limit_motion_range, w->particles.count, PBD_PARTICLES_PER_RANGE, &job);
+	const limit_job *job = context;
+	for (int piece = start; piece < end; piece += PBD_EXTENT_PIECE) {
+		int stop = mini(end, piece + PBD_EXTENT_PIECE);
+		limit_motion_piece(job, piece, stop);
+		if (job->measure)
+			pbd_extents_measure(job->w, worker, piece, stop);
+	}
 }
+
+static void limit_motion(pbd_world *w, float h, bool measure)
+{
+	limit_job job = {w, h, measure && pbd_extents_begin(w)};
+	pbd_parallel_for(w, limit_motion_range, w->particles.count, PBD_PARTICLES_PER_RANGE, &job);
+	if (job.measure)
+		pbd_extents_finish(w);
+}
+
+typedef struct update_job {
+	pbd_world *w;
+	float h, inv_h;
+} update_job;
 
 static void update_range(int start, int end, int worker, void *context)
 {
@@ -456,10 +488,17 @@ static void project_passes(pbd_world *w, pbd_step_context *ctx)
 		RUN_STAGES(w, ctx, pass_stages);
 }
 
+// Every motion within PBD_MAX_SPEED; the pass measures where the cloths are for the push below.
+static void limit_particle_motion(pbd_world *w, pbd_step_context *ctx)
+{
+	limit_motion(w, ctx->h, true);
+}
+
 // The projection may have dragged particles that were nowhere near a collider into it (cloth
 // pulled along by a fast collider): look again and push them out once more. Triangles over a
 // round collider share vertices: pushing one off can pull its neighbour in, so the pushes
-// repeat (a few passes) while some triangle was deep.
+// repeat (a few passes) while some triangle was deep. A push is as long as the particle was
+// deep; the motions it made longer are kept within PBD_MAX_SPEED again.
 static void push_off_colliders(pbd_world *w, pbd_step_context *ctx)
 {
 	if (w->colliders.capacity == 0)
@@ -471,11 +510,8 @@ static void push_off_colliders(pbd_world *w, pbd_step_context *ctx)
 		if (deep == 0)
 			break;
 	}
-}
-
-static void limit_particle_motion(pbd_world *w, pbd_step_context *ctx)
-{
-	limit_motion(w, ctx->h);
+	if (ctx->collider_contacts > 0 || ctx->collider_triangle_contacts > 0)
+		limit_motion(w, ctx->h, false);
 }
 
 // Pair searches the carried starts may ask for in one substep.
@@ -554,9 +590,10 @@ static const step_stage step_begin_stages[] = {
 //  - pairs are found again only for particles that left their tracks (collision/pairs.h), and
 //    collider contacts are found before the passes that solve them;
 //  - the passes project constraints, then self contacts, then collider contacts;
-//  - after the passes, particles the projection dragged into colliders are pushed off, every
-//    motion is kept below PBD_MAX_SPEED, and the guard sweeps each motion x -> p so that no
-//    crossing lands (with the pairs it needs, and starts a moving collider swept carried);
+//  - after the passes, every motion is kept below PBD_MAX_SPEED (a pass that also measures
+//    where the cloths are), particles the projection dragged into colliders are pushed off,
+//    and the guard sweeps each motion x -> p so that no crossing lands (with the pairs it
+//    needs, and starts a moving collider swept carried);
 //  - only then do velocities and positions take the motion.
 static const step_stage substep_stages[] = {
 	{PBD_STAGE_PREDICT, move_colliders},             // poses at the substep's ends
@@ -565,8 +602,8 @@ static const step_stage substep_stages[] = {
 	{PBD_STAGE_NARROW_PHASE, find_collider_contacts},
 	{PBD_STAGE_CONSTRAINTS, reset_attachments},      // their multipliers start at zero
 	{PBD_STAGE_COUNT, project_passes},               // `iterations` x pass_stages
+	{PBD_STAGE_CCD, limit_particle_motion},          // and the cloths' extents for the push
 	{PBD_STAGE_CONTACTS, push_off_colliders},
-	{PBD_STAGE_CCD, limit_particle_motion},
 	{PBD_STAGE_CCD, carry_swept_starts},
 	{PBD_STAGE_BROAD_PHASE, find_pairs},             // again: the passes may have moved particles off their tracks
 	{PBD_STAGE_CCD, guard_motion},                   // no crossing of x -> p lands

@@ -34,11 +34,11 @@
 enum { SPIN_LIMIT = 4000 };
 // Tasks run alone after a stall, first and at most; tasks without a stall that bring it back
 // to the first.
-enum { SOLO_FIRST = 256, SOLO_MOST = 32768, SOLO_FORGIVEN = 2048 };
+enum { SOLO_FIRST = 1024, SOLO_MOST = 32768, SOLO_FORGIVEN = 4096 };
 // Every WINDOW_TASKS tasks the share of ranges the other threads ran is looked at: below half
 // of theirs ((workers - 1) / workers), they are not getting the time to help (other
 // processes on the cores) and only take it from the caller.
-enum { WINDOW_TASKS = 256 };
+enum { WINDOW_TASKS = 128 };
 // A wait for the last ranges is a stall when it is this much longer than the caller's own
 // share of the task: a running thread is never that far behind, a descheduled one is.
 #define STALL_MARGIN_MS 0.2
@@ -75,6 +75,7 @@ struct pbd_task_pool {
 	// tasks run on the caller alone, and the while doubles each time it happens again.
 	atomic_int solo_left, solo_length, clean_tasks;
 	atomic_int window_tasks, window_ranges, window_helped;  // since the last look at the share
+	atomic_bool waking;  // the current task had to wake sleeping threads: no measure of help
 	pool_block block[POOL_MAX_WORKERS];
 };
 
@@ -266,7 +267,9 @@ void *pbd_task_pool_enqueue(pbd_task_fn *task, int item_count, int min_range, vo
 	atomic_store_explicit(&pool->range_count, (item_count + range - 1) / range, memory_order_relaxed);
 	atomic_store_explicit(&pool->ranges_done, 0, memory_order_relaxed);
 	atomic_store_explicit(&pool->generation, number, memory_order_release);  // publishes the fields above
-	if (atomic_load(&pool->sleeping_workers) > 0) {
+	bool waking = atomic_load(&pool->sleeping_workers) > 0;
+	atomic_store_explicit(&pool->waking, waking, memory_order_relaxed);
+	if (waking) {
 		pthread_mutex_lock(&pool->lock);
 		pthread_cond_broadcast(&pool->wake);
 		pthread_mutex_unlock(&pool->lock);
@@ -333,7 +336,9 @@ void pbd_task_pool_finish(void *user_task, void *user_context)
 	}
 	PBD_ASSERT(atomic_load(&pool->ranges_done) == range_count);
 	atomic_store(&pool->busy, false);
-	note_stall(pool, stalled || helped_too_little(pool, range_count, range_count - own_ranges));
+	// Threads woken for this task (after a long serial stretch) start late on any machine.
+	if (!atomic_load_explicit(&pool->waking, memory_order_relaxed))
+		note_stall(pool, stalled || helped_too_little(pool, range_count, range_count - own_ranges));
 }
 
 void pbd_world_def_use_task_pool(pbd_world_def *def, const pbd_task_pool *pool)

@@ -194,6 +194,12 @@ static int kernels_match_one_at_a_time(void)
 		moved += !same;
 	}
 	CHECK(moved > N / 2);
+	// The largest stretch strain four at a time against one at a time.
+	float strain_all = pbd_distance_max_strain_range(p, &dc, PBD_DISTANCE_STRETCH, 1, edges);
+	float strain_one = 0.0f;
+	for (int k = 1; k < edges; ++k)
+		strain_one = fmaxf(strain_one, pbd_distance_max_strain_range(p, &dc, PBD_DISTANCE_STRETCH, k, k + 1));
+	CHECK(strain_all == strain_one && strain_one > 0.0f);
 	// Tethers to the pinned particles, the grid stretched to half again its size so that
 	// most pull: four particles at a time against one at a time, with a ragged start.
 	static pbd_v4 u[N], v[N];
