@@ -91,9 +91,14 @@ static bool reserve_sort(pbd_world *w, int n, size_t item_size)
 		pbd_free_array(w, pr->sort_index, (size_t)pr->sort_capacity * 2, sizeof *pr->sort_index);
 		pr->sort_keys = pbd_alloc_array(w, (size_t)cap * 2, sizeof *pr->sort_keys);
 		pr->sort_index = pbd_alloc_array(w, (size_t)cap * 2, sizeof *pr->sort_index);
-		pr->sort_capacity = pr->sort_keys && pr->sort_index ? cap : 0;
-		if (!pr->sort_capacity)
+		if (!pr->sort_keys || !pr->sort_index) {
+			// One of the two may have come: it goes back at the size it was asked for.
+			pbd_free_array(w, pr->sort_keys, (size_t)cap * 2, sizeof *pr->sort_keys);
+			pbd_free_array(w, pr->sort_index, (size_t)cap * 2, sizeof *pr->sort_index);
+			pr->sort_keys = NULL, pr->sort_index = NULL, pr->sort_capacity = 0;
 			return false;
+		}
+		pr->sort_capacity = cap;
 	}
 	size_t bytes = (size_t)n * item_size;
 	if (bytes > pr->sort_items_bytes) {
