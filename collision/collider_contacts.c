@@ -276,33 +276,26 @@ static void search_range(int start, int end, int worker, void *context)
 		job->w->collider_contacts.keep[i] = keep_contact(job->w, job, i);
 }
 
-// Every live cloth's extent, once for all colliders (none without a collider).
-static bool measure_cloths(pbd_world *w)
-{
-	bool any = false;
-	for (int ci = 0; ci < w->colliders.capacity; ++ci)
-		any |= w->colliders.slots[ci].live;
-	if (!any)
-		return true;
-	if (w->bodies.capacity > w->collider_contacts.extent_capacity) {
-		if (!pbd_grow_array(w, (void **)&w->collider_contacts.extents,
-				    (size_t)w->collider_contacts.extent_capacity, (size_t)w->bodies.capacity,
-				    sizeof *w->collider_contacts.extents))
-			return false;
-		w->collider_contacts.extent_capacity = w->bodies.capacity;
-	}
-	for (int s = 0; s < w->bodies.capacity; ++s)
-		if (w->bodies.slots[s].live)
-			w->collider_contacts.extents[s] = extent_of(w, &w->bodies.slots[s]);
-	return true;
-}
-
 static bool any_live_collider(const pbd_world *w)
 {
 	for (int ci = 0; ci < w->colliders.capacity; ++ci)
 		if (w->colliders.slots[ci].live)
 			return true;
 	return false;
+}
+
+// Every live cloth's extent, once for all colliders (none without a collider).
+static bool measure_cloths(pbd_world *w)
+{
+	if (!any_live_collider(w))
+		return true;
+	if (!pbd_reserve_array(w, (void **)&w->collider_contacts.extents, &w->collider_contacts.extent_capacity,
+			       w->bodies.capacity, sizeof *w->collider_contacts.extents))
+		return false;
+	for (int s = 0; s < w->bodies.capacity; ++s)
+		if (w->bodies.slots[s].live)
+			w->collider_contacts.extents[s] = extent_of(w, &w->bodies.slots[s]);
+	return true;
 }
 
 static pbd_body_extent empty_extent(void)
@@ -317,17 +310,9 @@ bool pbd_extents_begin(pbd_world *w)
 	if (!any_live_collider(w) || w->bodies.capacity == 0)
 		return false;
 	int need = w->worker_count * w->bodies.capacity;
-	if (need > cc->partial_capacity) {
-		if (!pbd_grow_array(w, (void **)&cc->partial, (size_t)cc->partial_capacity, (size_t)need, sizeof *cc->partial))
-			return false;
-		cc->partial_capacity = need;
-	}
-	if (w->bodies.capacity > cc->extent_capacity) {
-		if (!pbd_grow_array(w, (void **)&cc->extents, (size_t)cc->extent_capacity, (size_t)w->bodies.capacity,
-				    sizeof *cc->extents))
-			return false;
-		cc->extent_capacity = w->bodies.capacity;
-	}
+	if (!pbd_reserve_array(w, (void **)&cc->partial, &cc->partial_capacity, need, sizeof *cc->partial) ||
+	    !pbd_reserve_array(w, (void **)&cc->extents, &cc->extent_capacity, w->bodies.capacity, sizeof *cc->extents))
+		return false;
 	for (int k = 0; k < need; ++k)
 		cc->partial[k] = empty_extent();
 	return true;
@@ -372,13 +357,9 @@ void pbd_extents_finish(pbd_world *w)
 bool pbd_collider_contacts_find(pbd_world *w)
 {
 	w->collider_contacts.count = 0;
-	if (w->particles.count > w->collider_contacts.keep_capacity) {
-		int cap = maxi(w->particles.count, 2 * w->collider_contacts.keep_capacity);
-		if (!pbd_grow_array(w, (void **)&w->collider_contacts.keep, (size_t)w->collider_contacts.keep_capacity,
-				    (size_t)cap, sizeof *w->collider_contacts.keep))
-			return false;
-		w->collider_contacts.keep_capacity = cap;
-	}
+	if (!pbd_reserve_array(w, (void **)&w->collider_contacts.keep, &w->collider_contacts.keep_capacity,
+			       w->particles.count, sizeof *w->collider_contacts.keep))
+		return false;
 	// Measured by the particle pass just before, or here.
 	bool measured = w->collider_contacts.measured;
 	w->collider_contacts.measured = false;

@@ -140,29 +140,18 @@ static void mark_live_range(int start, int end, int worker, void *context)
 }
 
 // Room for `need` items in a scratch array that only grows.
-static bool reserve(pbd_world *w, void **array, int *capacity, int need, size_t size)
-{
-	if (need <= *capacity)
-		return true;
-	int cap = maxi(need, 2 * *capacity);
-	if (!pbd_grow_array(w, array, (size_t)*capacity, (size_t)cap, size))
-		return false;
-	*capacity = cap;
-	return true;
-}
-
 // Most candidate pairs of a resting or slowly moving cloth cannot meet within the substep:
 // they are ruled out once, on both threads, and the rounds go over the rest in pair order.
 static bool collect_live_pairs(pbd_world *w)
 {
 	int total = w->pairs.vt_count + w->pairs.ee_count;
-	if (!reserve(w, (void **)&w->guard.live, &w->guard.live_capacity, total, sizeof *w->guard.live))
+	if (!pbd_reserve_array(w, (void **)&w->guard.live, &w->guard.live_capacity, total, sizeof *w->guard.live))
 		return false;
 	pbd_parallel_for(w, mark_live_range, total, 2048, w);
 	int live = 0;
 	for (int n = 0; n < total; ++n)
 		live += w->guard.live[n];
-	if (!reserve(w, (void **)&w->guard.pairs, &w->guard.pairs_capacity, live, sizeof *w->guard.pairs))
+	if (!pbd_reserve_array(w, (void **)&w->guard.pairs, &w->guard.pairs_capacity, live, sizeof *w->guard.pairs))
 		return false;
 	w->guard.live_peak = maxi(w->guard.live_peak, total);
 	w->guard.pairs_peak = maxi(w->guard.pairs_peak, live);
@@ -268,7 +257,7 @@ int pbd_guard_run(pbd_world *w, int64_t *tested)
 	// until no pair changes (a pair whose moving side is kinematic cannot be stopped; it
 	// reports but changes nothing, which ends the loop).
 	enum { LIMIT_ROUNDS = 4, MAX_ROUNDS = 64 };
-	if (!reserve(w, (void **)&w->guard.stamp, &w->guard.stamp_capacity, w->particles.count, sizeof *w->guard.stamp))
+	if (!pbd_reserve_array(w, (void **)&w->guard.stamp, &w->guard.stamp_capacity, w->particles.count, sizeof *w->guard.stamp))
 		return 0;
 	// The stamps are all zero (as allocated) unless the last run changed a motion.
 	if (w->guard.stamped > 0)

@@ -85,21 +85,29 @@ void pbd_distance_solve(pbd_v4 *p, pbd_distance_constraints *c, float inv_h2)
 }
 
 #if defined(__SSE2__)
+// The two ends of constraints k .. k + 3, by coordinate: a[0..3] = x, y, z, w of the first
+// ends, b of the second.
+static inline void load_ends(const pbd_v4 *p, const uint32_t *ij, __m128 a[4], __m128 b[4])
+{
+	for (int j = 0; j < 4; ++j) {
+		a[j] = _mm_loadu_ps(&p[ij[2 * j]].x);
+		b[j] = _mm_loadu_ps(&p[ij[2 * j + 1]].x);
+	}
+	_MM_TRANSPOSE4_PS(a[0], a[1], a[2], a[3]);
+	_MM_TRANSPOSE4_PS(b[0], b[1], b[2], b[3]);
+}
+
 // Four constraints of one color at once: they share no particle, so none reads what another
 // writes. The operations are the one-at-a-time loop's, in the same order and correctly
 // rounded (sqrt, division), so positions come out bit for bit the same.
 static void solve_four(pbd_v4 *p, pbd_distance_constraints *c, int k, float inv_h2, bool fresh, bool keep)
 {
 	const uint32_t *ij = c->ij + 2 * k;
-	__m128 ax = _mm_loadu_ps(&p[ij[0]].x), ay = _mm_loadu_ps(&p[ij[2]].x);
-	__m128 az = _mm_loadu_ps(&p[ij[4]].x), aw = _mm_loadu_ps(&p[ij[6]].x);
-	__m128 bx = _mm_loadu_ps(&p[ij[1]].x), by = _mm_loadu_ps(&p[ij[3]].x);
-	__m128 bz = _mm_loadu_ps(&p[ij[5]].x), bw = _mm_loadu_ps(&p[ij[7]].x);
-	_MM_TRANSPOSE4_PS(ax, ay, az, aw);  // rows (one particle each) to columns (x, y, z, w)
-	_MM_TRANSPOSE4_PS(bx, by, bz, bw);
+	__m128 a[4], b[4];
+	load_ends(p, ij, a, b);
 	const __m128 sign = _mm_set1_ps(-0.0f);
-	__m128 wsum = _mm_add_ps(aw, bw);
-	__m128 dx = _mm_sub_ps(ax, bx), dy = _mm_sub_ps(ay, by), dz = _mm_sub_ps(az, bz);
+	__m128 wsum = _mm_add_ps(a[3], b[3]);
+	__m128 dx = _mm_sub_ps(a[0], b[0]), dy = _mm_sub_ps(a[1], b[1]), dz = _mm_sub_ps(a[2], b[2]);
 	__m128 len = _mm_sqrt_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz)));
 	// Skipped as below: both ends pinned, or coincident (not-less-than keeps NaN, as `<` does).
 	__m128 active = _mm_and_ps(_mm_cmpneq_ps(wsum, _mm_setzero_ps()), _mm_cmpnlt_ps(len, _mm_set1_ps(1e-9f)));
@@ -113,17 +121,14 @@ static void solve_four(pbd_v4 *p, pbd_distance_constraints *c, int k, float inv_
 	if (keep)
 		_mm_storeu_ps(c->lambda + k, _mm_or_ps(_mm_and_ps(active, _mm_add_ps(lambda, dl)), _mm_andnot_ps(active, lambda)));
 	__m128 s = _mm_div_ps(dl, len);
-	__m128 gx = _mm_mul_ps(dx, s), gy = _mm_mul_ps(dy, s), gz = _mm_mul_ps(dz, s);
-	__m128 nbw = _mm_xor_ps(bw, sign);
-	ax = _mm_add_ps(ax, _mm_mul_ps(gx, aw));
-	ay = _mm_add_ps(ay, _mm_mul_ps(gy, aw));
-	az = _mm_add_ps(az, _mm_mul_ps(gz, aw));
-	bx = _mm_add_ps(bx, _mm_mul_ps(gx, nbw));
-	by = _mm_add_ps(by, _mm_mul_ps(gy, nbw));
-	bz = _mm_add_ps(bz, _mm_mul_ps(gz, nbw));
-	_MM_TRANSPOSE4_PS(ax, ay, az, aw);
-	_MM_TRANSPOSE4_PS(bx, by, bz, bw);
-	const __m128 a[4] = {ax, ay, az, aw}, b[4] = {bx, by, bz, bw};
+	const __m128 g[3] = {_mm_mul_ps(dx, s), _mm_mul_ps(dy, s), _mm_mul_ps(dz, s)};
+	__m128 nbw = _mm_xor_ps(b[3], sign);
+	for (int j = 0; j < 3; ++j) {
+		a[j] = _mm_add_ps(a[j], _mm_mul_ps(g[j], a[3]));
+		b[j] = _mm_add_ps(b[j], _mm_mul_ps(g[j], nbw));
+	}
+	_MM_TRANSPOSE4_PS(a[0], a[1], a[2], a[3]);  // back to one particle per register
+	_MM_TRANSPOSE4_PS(b[0], b[1], b[2], b[3]);
 	for (int j = 0; j < 4; ++j) {
 		if (lanes & (1 << j)) {
 			_mm_storeu_ps(&p[ij[2 * j]].x, a[j]);
@@ -216,14 +221,9 @@ float pbd_distance_max_strain_range(const pbd_v4 *p, const pbd_distance_constrai
 	// another kind count 0, NaN strains lose every comparison (maxps keeps its second operand).
 	__m128 most = _mm_setzero_ps();
 	for (; start + 4 <= end; start += 4) {
-		const uint32_t *ij = c->ij + 2 * start;
-		__m128 ax = _mm_loadu_ps(&p[ij[0]].x), ay = _mm_loadu_ps(&p[ij[2]].x);
-		__m128 az = _mm_loadu_ps(&p[ij[4]].x), aw = _mm_loadu_ps(&p[ij[6]].x);
-		__m128 bx = _mm_loadu_ps(&p[ij[1]].x), by = _mm_loadu_ps(&p[ij[3]].x);
-		__m128 bz = _mm_loadu_ps(&p[ij[5]].x), bw = _mm_loadu_ps(&p[ij[7]].x);
-		_MM_TRANSPOSE4_PS(ax, ay, az, aw);
-		_MM_TRANSPOSE4_PS(bx, by, bz, bw);
-		__m128 dx = _mm_sub_ps(ax, bx), dy = _mm_sub_ps(ay, by), dz = _mm_sub_ps(az, bz);
+		__m128 a[4], b[4];
+		load_ends(p, c->ij + 2 * start, a, b);
+		__m128 dx = _mm_sub_ps(a[0], b[0]), dy = _mm_sub_ps(a[1], b[1]), dz = _mm_sub_ps(a[2], b[2]);
 		__m128 len = _mm_sqrt_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz)));
 		__m128 rest = _mm_loadu_ps(c->rest + start);
 		__m128 strain = _mm_div_ps(_mm_andnot_ps(_mm_set1_ps(-0.0f), _mm_sub_ps(len, rest)), rest);

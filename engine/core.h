@@ -123,6 +123,9 @@ void *pbd_alloc_array(pbd_world *world, size_t count, size_t size);
 void pbd_free_array(pbd_world *world, void *ptr, size_t count, size_t size);
 // Grows *array from old_count to new_count elements, keeping the contents.
 bool pbd_grow_array(pbd_world *world, void **array, size_t old_count, size_t new_count, size_t size);
+// Room for `need` elements in *array of *capacity (grown to at least twice the capacity, so
+// that a slowly rising need does not copy every time); false when out of memory.
+bool pbd_reserve_array(pbd_world *world, void **array, int *capacity, int need, size_t size);
 // Parallel arrays of one length (per particle, per attached vertex): each array and the
 // size of its items.
 typedef struct pbd_array_ref {

@@ -75,6 +75,17 @@ bool pbd_grow_array(pbd_world *world, void **array, size_t old_count, size_t new
 	return true;
 }
 
+bool pbd_reserve_array(pbd_world *world, void **array, int *capacity, int need, size_t size)
+{
+	if (need <= *capacity)
+		return true;
+	int grown = maxi(need, 2 * *capacity);
+	if (!pbd_grow_array(world, array, (size_t)*capacity, (size_t)grown, size))
+		return false;
+	*capacity = grown;
+	return true;
+}
+
 bool pbd_replace_arrays(pbd_world *world, const pbd_array_ref *group, int n, size_t old_count, size_t count)
 {
 	PBD_ASSERT(n <= PBD_MAX_ARRAY_GROUP);

@@ -60,9 +60,23 @@ typedef struct predict_job {
 	float h, t_end;
 } predict_job;
 
-// Particles start .. end - 1 of one piece.
-static void predict_piece(const predict_job *job, int start, int end)
+// A particle pass's range in pieces, each measured for the collider search (when `measure`)
+// while it is still in the cache.
+static void in_pieces(pbd_world *w, int worker, int start, int end, bool measure,
+		      void (*piece)(const void *job, int start, int end), const void *job)
 {
+	for (int first = start; first < end; first += PBD_EXTENT_PIECE) {
+		int stop = mini(end, first + PBD_EXTENT_PIECE);
+		piece(job, first, stop);
+		if (measure)
+			pbd_extents_measure(w, worker, first, stop);
+	}
+}
+
+// Particles start .. end - 1 of one piece.
+static void predict_piece(const void *context, int start, int end)
+{
+	const predict_job *job = context;
 	pbd_world *w = job->w;
 	float h = job->h;
 	pbd_v3 g = v3_load(w->settings.gravity);
@@ -94,16 +108,10 @@ static void predict_piece(const predict_job *job, int start, int end)
 	}
 }
 
-// In pieces, each measured for the collider search while it is in the cache.
 static void predict_range(int start, int end, int worker, void *context)
 {
 	const predict_job *job = context;
-	for (int piece = start; piece < end; piece += PBD_EXTENT_PIECE) {
-		int stop = mini(end, piece + PBD_EXTENT_PIECE);
-		predict_piece(job, piece, stop);
-		if (job->measure)
-			pbd_extents_measure(job->w, worker, piece, stop);
-	}
+	in_pieces(job->w, worker, start, end, job->measure, predict_piece, job);
 }
 
 static void predict(pbd_world *w, bool air, float h, float t_end)
@@ -207,8 +215,9 @@ typedef struct limit_job {
 	bool measure;
 } limit_job;
 
-static void limit_motion_piece(const limit_job *job, int start, int end)
+static void limit_motion_piece(const void *context, int start, int end)
 {
+	const limit_job *job = context;
 	pbd_world *w = job->w;
 	float reach = PBD_MAX_SPEED * job->h;
 	double reach2 = (double)reach * reach;
@@ -227,12 +236,7 @@ static void limit_motion_piece(const limit_job *job, int start, int end)
 static void limit_motion_range(int start, int end, int worker, void *context)
 {
 	const limit_job *job = context;
-	for (int piece = start; piece < end; piece += PBD_EXTENT_PIECE) {
-		int stop = mini(end, piece + PBD_EXTENT_PIECE);
-		limit_motion_piece(job, piece, stop);
-		if (job->measure)
-			pbd_extents_measure(job->w, worker, piece, stop);
-	}
+	in_pieces(job->w, worker, start, end, job->measure, limit_motion_piece, job);
 }
 
 static void limit_motion(pbd_world *w, float h, bool measure)

@@ -8,11 +8,7 @@ set -u
 viewer="$1"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-"$viewer" --scene drape --size 640x360 --dump "$dir" >/dev/null &
-pid=$!
-wid=$(viewer_window "pbd - drape" "$pid") || exit 1
-sleep 2  # the cloth settles over the sphere
-xdotool windowfocus --sync "$wid" 2>/dev/null || true
+open_viewer "$viewer" drape 2 --dump "$dir" || exit 1  # 2 s: the cloth settles over the sphere
 # Press on the cloth where it lies over the top of the sphere, then pull straight down past
 # the bottom of the window in a few fast moves, hold, and let go.
 drag_down "$wid" 350 170 "200 260 320 359"

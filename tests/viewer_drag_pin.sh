@@ -11,11 +11,7 @@ set -u
 viewer="$1"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-"$viewer" --scene hang --size 640x360 --dump "$dir" >/dev/null &
-pid=$!
-wid=$(viewer_window "pbd - hang" "$pid") || exit 1
-sleep 2  # the pins have come together
-xdotool windowfocus --sync "$wid" 2>/dev/null || true
+open_viewer "$viewer" hang 2 --dump "$dir" || exit 1  # 2 s: the pins have come together
 # The right pin is drawn at (372.5, 79.5) in this window, the cloth's corner just below and
 # left of it: press there, pull straight down past the bottom of the window in a few fast
 # moves, hold, and let go.

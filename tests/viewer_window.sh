@@ -14,6 +14,19 @@ viewer_window() {
   echo "$wid"
 }
 
+# Starts VIEWER on SCENE in a 640 x 360 window (ARGS after it), waits for the window, lets
+# the scene run SETTLE seconds and gives the window the focus. Sets pid and wid; returns 1
+# when no window came (the viewer is stopped).
+open_viewer() {
+  local viewer="$1" scene="$2" settle="$3"
+  shift 3
+  "$viewer" --scene "$scene" --size 640x360 "$@" >/dev/null &
+  pid=$!
+  wid=$(viewer_window "pbd - $scene" "$pid") || return 1
+  sleep "$settle"
+  xdotool windowfocus --sync "$wid" 2>/dev/null || true
+}
+
 # Sends a real Escape key press and waits up to LIMIT seconds (default 10) for the viewer PID
 # to end; returns its exit status, or 1 (after stopping it) when it is still running.
 quit_with_escape() {
