@@ -39,6 +39,10 @@ typedef struct pbd_body {
 	int *vertex_triangle_start;
 	uint32_t *vertex_triangles;
 	pbd_v3 *triangle_scratch;  // one vector per triangle, written and read within one stage
+	// Tearing (engine/tear.c): the vertex of the cloth as created that each vertex comes from
+	// (NULL until the first split: each its own).
+	uint32_t *origin;
+	float *tear_share;         // per vertex: its share of the tear strain (NULL: all 1)
 } pbd_body;
 
 // The table; slots are reused, generations catch stale ids.
@@ -58,6 +62,14 @@ void pbd_body_remove(pbd_world *world, pbd_body *body);
 int pbd_body_slot(pbd_world *world);
 // Fills the body's readback buffers (positions, normals, velocities) from the particles.
 void pbd_body_refresh_outputs(pbd_world *world, pbd_body *body);
+// The constraints, edges, triangles around each vertex and readback buffers of cloth c after
+// a tear, built into *out (a copy of c's header) for `count` vertices with the given rest
+// positions, inverse masses (0: held) and triangles; c is not touched. `source` gives, for each
+// vertex, the vertex of c it was copied from (the grid's shear pairs are kept where both ends'
+// sources were a pair and still face each other across an edge). out->triangles takes the
+// triangles over. On failure (out of memory) nothing is kept and the caller still owns them.
+pbd_result pbd_cloth_rebuild(pbd_world *world, const pbd_body *c, int count, const pbd_v3 *rest,
+			     const float *inv_mass, uint32_t *triangles, const uint32_t *source, pbd_body *out);
 // Frees every body and the table.
 void pbd_bodies_free(pbd_world *world);
 

@@ -56,13 +56,13 @@ static pbd_result check_def_common(pbd_world *w, const pbd_cloth_def *def)
 pbd_result pbd_check_material(pbd_world *w, const pbd_cloth_material *m)
 {
 	const float values[] = {m->stretch_compliance, m->shear_compliance, m->bend_compliance, m->damping,
-				m->static_friction, m->kinetic_friction, m->thickness, m->tether_slack};
+				m->static_friction, m->kinetic_friction, m->thickness, m->tether_slack, m->tear_strain};
 	if (!pbd_finite_n(values, PBD_ARRAY_COUNT(values)))
 		return pbd_fail(w, PBD_ERR_NOT_FINITE, "cloth material contains NaN or infinity");
 	static const char *const names[] = {"stretch compliance", "shear compliance", "bend compliance", "damping",
-					    "static friction", "kinetic friction", "thickness"};
+					    "static friction", "kinetic friction", "thickness", NULL, "tear strain"};
 	for (int i = 0; i < PBD_ARRAY_COUNT(names); ++i)
-		if (values[i] < 0.0f)
+		if (names[i] && values[i] < 0.0f)
 			return pbd_fail(w, PBD_ERR_NEGATIVE, "%s must be >= 0, got %g", names[i], (double)values[i]);
 	// A size like any other: squares and fourth powers of the contact distance must stay finite.
 	if (m->thickness > PBD_MAX_COORDINATE)
@@ -397,9 +397,14 @@ pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_clot
 		cloth.out_positions = pbd_alloc_array(world, n3, sizeof(float));
 		cloth.out_normals = pbd_alloc_array(world, n3, sizeof(float));
 		cloth.out_velocities = pbd_alloc_array(world, n3, sizeof(float));
+		cloth.origin = pbd_alloc_array(world, (size_t)b.vertex_count, sizeof *cloth.origin);
 		cloth.triangles = b.triangles;
 		b.triangles = NULL;
-		if (!cloth.out_positions || !cloth.out_normals || !cloth.out_velocities || !build_vertex_triangles(world, &cloth))
+		if (cloth.origin)
+			for (int i = 0; i < b.vertex_count; ++i)
+				cloth.origin[i] = (uint32_t)i;
+		if (!cloth.out_positions || !cloth.out_normals || !cloth.out_velocities || !cloth.origin ||
+		    !build_vertex_triangles(world, &cloth))
 			r = pbd_fail(world, PBD_ERR_OUT_OF_MEMORY, "out of memory for cloth buffers");
 	}
 	int slot = r == PBD_OK ? pbd_body_slot(world) : -1;
@@ -476,6 +481,117 @@ pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_clot
 	return PBD_OK;
 }
 
+static int compare_keys(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+static uint64_t pair_key(uint32_t a, uint32_t b) { return a < b ? ((uint64_t)a << 32) | b : ((uint64_t)b << 32) | a; }
+
+// The shear pairs of a torn grid: an interior edge whose opposite vertices come from a pair
+// of c's shear pairs keeps it (between the copies that face each other now). b->shear is
+// allocated for `*capacity` pairs.
+static bool rebuild_shear(pbd_world *w, const pbd_body *c, const uint32_t *source, pbd_cloth_mesh *b, int *capacity)
+{
+	int old = 0;
+	for (int k = 0; k < c->distance.count; ++k)
+		old += c->distance.kind[k] == PBD_DISTANCE_SHEAR;
+	*capacity = old;
+	if (old == 0)
+		return true;
+	uint64_t *keys = pbd_alloc_array(w, (size_t)old, sizeof *keys);
+	b->shear = pbd_alloc_array(w, (size_t)old * 2, sizeof *b->shear);
+	if (!keys || !b->shear) {
+		pbd_free_array(w, keys, (size_t)old, sizeof *keys);
+		return false;
+	}
+	int n = 0;
+	for (int k = 0; k < c->distance.count; ++k)
+		if (c->distance.kind[k] == PBD_DISTANCE_SHEAR)
+			keys[n++] = pair_key(c->distance.ij[2 * k], c->distance.ij[2 * k + 1]);
+	qsort(keys, (size_t)n, sizeof *keys, compare_keys);
+	for (int e = 0; e < b->edge_count && b->shear_count < old; ++e) {
+		if (!b->edge_manifold[e])
+			continue;
+		uint32_t o0 = b->edge_opposite[2 * e], o1 = b->edge_opposite[2 * e + 1];
+		uint64_t key = pair_key(source[o0], source[o1]);
+		if (bsearch(&key, keys, (size_t)n, sizeof *keys, compare_keys)) {
+			b->shear[2 * b->shear_count] = o0 < o1 ? o0 : o1;
+			b->shear[2 * b->shear_count + 1] = o0 < o1 ? o1 : o0;
+			b->shear_count++;
+		}
+	}
+	pbd_free_array(w, keys, (size_t)old, sizeof *keys);
+	return true;
+}
+
+pbd_result pbd_cloth_rebuild(pbd_world *world, const pbd_body *c, int count, const pbd_v3 *rest,
+			     const float *inv_mass, uint32_t *triangles, const uint32_t *source, pbd_body *out)
+{
+	pbd_cloth_mesh b;
+	memset(&b, 0, sizeof b);
+	b.vertex_count = count;
+	b.triangle_count = c->triangle_count;
+	b.rest = (pbd_v3 *)rest;
+	b.inv_mass = (float *)inv_mass;
+	b.triangles = triangles;
+	pbd_body fresh = *c;
+	fresh.count = count;
+	fresh.distance = (pbd_distance_constraints){0};
+	fresh.bending = (pbd_bending_constraints){0};
+	fresh.tethers = (pbd_tethers){0};
+	fresh.out_positions = fresh.out_normals = fresh.out_velocities = NULL;
+	fresh.vertex_triangle_start = NULL;
+	fresh.vertex_triangles = NULL;
+	fresh.triangle_scratch = NULL;
+	fresh.origin = NULL;
+	fresh.tear_share = NULL;
+	fresh.triangles = NULL;
+	int shear_capacity = 0;
+	pbd_result r = build_edges(world, &b);
+	if (r == PBD_OK && !rebuild_shear(world, c, source, &b, &shear_capacity))
+		r = pbd_fail(world, PBD_ERR_OUT_OF_MEMORY, "out of memory for the shear of a torn cloth");
+	if (r == PBD_OK)
+		r = build_constraints(world, &b, &fresh);
+	size_t n3 = (size_t)count * 3;
+	if (r == PBD_OK) {
+		fresh.out_positions = pbd_alloc_array(world, n3, sizeof(float));
+		fresh.out_normals = pbd_alloc_array(world, n3, sizeof(float));
+		fresh.out_velocities = pbd_alloc_array(world, n3, sizeof(float));
+		fresh.origin = pbd_alloc_array(world, (size_t)count, sizeof *fresh.origin);
+		if (c->tear_share)
+			fresh.tear_share = pbd_alloc_array(world, (size_t)count, sizeof *fresh.tear_share);
+		fresh.triangles = triangles;
+		if (!fresh.out_positions || !fresh.out_normals || !fresh.out_velocities || !fresh.origin ||
+		    (c->tear_share && !fresh.tear_share) ||
+		    !build_vertex_triangles(world, &fresh))
+			r = pbd_fail(world, PBD_ERR_OUT_OF_MEMORY, "out of memory for the buffers of a torn cloth");
+	}
+	// The mesh borrowed the caller's arrays: only its edges and shear pairs are freed here.
+	pbd_free_array(world, b.shear, (size_t)shear_capacity * 2, sizeof *b.shear);
+	b.shear = NULL;
+	b.shear_count = 0;
+	b.rest = NULL;
+	b.inv_mass = NULL;
+	b.triangles = NULL;
+	b.vertex_count = 0;
+	build_free(world, &b);
+	if (r != PBD_OK) {
+		fresh.triangles = NULL;  // still the caller's
+		fresh.live = true;
+		pbd_body_release(world, &fresh);
+		return r;
+	}
+	for (int i = 0; i < count; ++i) {
+		fresh.origin[i] = c->origin[source[i]];
+		if (fresh.tear_share)
+			fresh.tear_share[i] = c->tear_share[source[i]];
+	}
+	*out = fresh;
+	return PBD_OK;
+}
+
 void pbd_body_release(pbd_world *w, pbd_body *c)
 {
 	size_t n3 = (size_t)c->count * 3;
@@ -489,6 +605,10 @@ void pbd_body_release(pbd_world *w, pbd_body *c)
 	pbd_free_array(w, c->out_positions, n3, sizeof(float));
 	pbd_free_array(w, c->out_normals, n3, sizeof(float));
 	pbd_free_array(w, c->out_velocities, n3, sizeof(float));
+	pbd_free_array(w, c->origin, (size_t)c->count, sizeof *c->origin);
+	pbd_free_array(w, c->tear_share, (size_t)c->count, sizeof *c->tear_share);
+	c->origin = NULL;
+	c->tear_share = NULL;
 	for (int k = 0; k < pbd_constraint_kind_count; ++k)
 		pbd_constraint_kinds[k]->free(w, c);
 	c->triangles = NULL;

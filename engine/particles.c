@@ -223,6 +223,17 @@ void pbd_particles_remove(pbd_world *w, int first, int count)
 	ps->count -= count;
 }
 
+void pbd_particles_insert(pbd_world *w, int at, int count)
+{
+	pbd_particles *ps = &w->particles;
+	PBD_ASSERT(at >= 0 && at <= ps->count && count >= 0 && ps->count + count <= ps->capacity);
+	int tail = ps->count - at;
+#define PBD_SHIFT(arr) memmove(ps->arr + at + count, ps->arr + at, (size_t)tail * sizeof *ps->arr);
+	PBD_PARTICLE_ARRAYS(PBD_SHIFT)
+#undef PBD_SHIFT
+	ps->count += count;
+}
+
 void pbd_particles_free(pbd_world *w)
 {
 	pbd_particles *ps = &w->particles;

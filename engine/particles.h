@@ -30,4 +30,7 @@ typedef struct pbd_particles {
 bool pbd_reserve_particles(pbd_world *world, int extra);
 // Removes particles first .. first + count - 1, moving the later ones down.
 void pbd_particles_remove(pbd_world *world, int first, int count);
+// Opens room for `count` particles at `at`, moving the later ones up (room reserved with
+// pbd_reserve_particles); the new slots hold whatever the caller writes.
+void pbd_particles_insert(pbd_world *world, int at, int count);
 void pbd_particles_free(pbd_world *world);

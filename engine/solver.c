@@ -25,6 +25,7 @@
 #include "air.h"
 #include "damping.h"
 #include "step.h"
+#include "tear.h"
 
 static double now_ms(void)
 {
@@ -616,6 +617,11 @@ static const step_stage substep_stages[] = {
 
 // Once per step, after the substeps: damping, normals and readback buffers, the pair
 // search's reuse, and contact memory a transient left behind.
+static void tear_cloths(pbd_world *w, pbd_step_context *ctx)
+{
+	ctx->tear_result = pbd_tear_cloths(w);
+}
+
 static void finish_step(pbd_world *w, pbd_step_context *ctx)
 {
 	finalize(w, ctx->dt);
@@ -624,6 +630,7 @@ static void finish_step(pbd_world *w, pbd_step_context *ctx)
 }
 
 static const step_stage step_end_stages[] = {
+	{PBD_STAGE_FINALIZE, tear_cloths},  // before the readback buffers: they take the new vertices
 	{PBD_STAGE_FINALIZE, finish_step},
 };
 
@@ -668,6 +675,8 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 	RUN_STAGES(w, &ctx, step_end_stages);
 	record_stats(w, &ctx);
 	w->stats.step_ms = now_ms() - t_step;
+	if (ctx.tear_result != PBD_OK)
+		return ctx.tear_result;  // its message says which tear memory did not allow
 	if (ctx.substeps_held_for_memory > 0)
 		return pbd_fail(w, PBD_ERR_OUT_OF_MEMORY,
 				"out of memory for contacts: free particles kept their places in %d of %d substeps",

@@ -32,5 +32,6 @@ typedef struct pbd_step_context {
 	int pair_contacts[PBD_PAIR_CONTACT_KINDS];  // per kind of candidate pair (pbd_pair_contact_kind)
 	int64_t ccd_tested, ccd_hits;
 	int substeps_held, substeps_held_for_memory;
+	pbd_result tear_result;     // PBD_OK, or why a cloth could not tear (out of memory)
 	double stage_ms[PBD_STAGE_COUNT];  // wall time per timer, summed over substeps
 } pbd_step_context;

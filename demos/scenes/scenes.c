@@ -779,6 +779,95 @@ static pbd_result create_mesh(pbd_world *w, const demo_scene_options *o, demo_sc
 	return r;
 }
 
+// Tearing: a ball flies through a curtain pinned along its top and tears it, and a sheet held
+// at its sides by two hands is pulled apart until it tears in two from a notch (the viewer's
+// left and right mouse buttons grab and pull the same way).
+#define TEAR_STRAIN 0.4f
+#define TEAR_CURTAIN_STRAIN 0.2f
+#define TEAR_CURTAIN_X -0.35f
+#define TEAR_SHEET_X 1.05f
+#define TEAR_BALL_RADIUS 0.12f
+#define TEAR_BALL_SPEED 20.0f
+#define TEAR_BALL_PERIOD 3.0f   // s between balls; each flies 1.5 m each side of the curtain
+#define TEAR_PULL_SPEED 0.1f    // m/s each hand moves outwards
+#define TEAR_PULL_START 0.5f    // s
+#define TEAR_NOTCH 0.06f        // m: the notch reaches this far down the sheet (0.4 m high)
+// The hands hold exactly (a spring would give at the hand and stretch the edges there most).
+#define TEAR_HAND_COMPLIANCE 0.0f  // m/N
+
+static pbd_result create_tear(pbd_world *w, const demo_scene_options *o, demo_scene_state *s)
+{
+	pbd_result r = add_floor(w, s);
+	if (r != PBD_OK)
+		return r;
+	int res = resolution(o, 32);
+	pbd_cloth_def c = pbd_cloth_def_default();
+	c.grid.res_x = c.grid.res_y = res;
+	c.grid.width = c.grid.height = 1.0f;
+	c.grid.pins = PBD_PIN_EDGE_V0;
+	c.material.tear_strain = TEAR_CURTAIN_STRAIN;
+	c.areal_density = 0.5f;  // a heavy curtain
+	c.material.tether_slack = -1.0f;  // tethers would hold the cloth together from its pins
+	axis_angle(c.rotation, 1, 0, 0, 90.0f);  // hangs in the plane z = 0, row 0 on top
+	c.position[0] = TEAR_CURTAIN_X;
+	c.position[1] = 1.1f;
+	if ((r = add_cloth(w, s, &c)) != PBD_OK)
+		return r;
+	pbd_cloth_def d = pbd_cloth_def_default();
+	d.grid.res_x = res;
+	d.grid.res_y = res / 2 > 2 ? res / 2 : 2;
+	d.grid.width = 0.8f;
+	d.grid.height = 0.4f;
+	d.material.tear_strain = TEAR_STRAIN;
+	d.material.tether_slack = -1.0f;
+	axis_angle(d.rotation, 1, 0, 0, 90.0f);  // upright in the plane z = 0, held at its sides
+	d.position[0] = TEAR_SHEET_X;
+	d.position[1] = 0.9f;
+	if ((r = add_cloth(w, s, &d)) != PBD_OK)
+		return r;
+	// A notch in the middle of its top edge, where the tear starts (as when tearing paper).
+	float notch[3] = {TEAR_SHEET_X, d.position[1] + 0.5f * d.grid.height, 0.0f}, across[3] = {1.0f, 0.0f, 0.0f};
+	if ((r = pbd_cloth_cut(w, s->cloths[1], notch, across, TEAR_NOTCH, NULL)) != PBD_OK)
+		return r;
+	if ((r = add_sphere(w, s, TEAR_CURTAIN_X, 0.6f, -1.5f, TEAR_BALL_RADIUS)) != PBD_OK)
+		return r;
+	// Two hands hold the sheet's sides (its first and last columns) on stiff springs.
+	uint32_t column[2][256];
+	int rows = d.grid.res_y < 256 ? d.grid.res_y : 256;
+	for (int side = 0; side < 2; ++side) {
+		for (int j = 0; j < rows; ++j)
+			column[side][j] = (uint32_t)(j * d.grid.res_x + (side ? d.grid.res_x - 1 : 0));
+		pbd_attachment_def a = pbd_attachment_def_default();
+		a.cloth = s->cloths[1];
+		a.vertices = column[side];
+		a.vertex_count = rows;
+		a.compliance = TEAR_HAND_COMPLIANCE;
+		if ((r = pbd_attachment_create(w, &a, &s->attachments[s->attachment_count])) != PBD_OK)
+			return r;
+		s->attachment_count++;
+	}
+	return PBD_OK;
+}
+
+static void update_tear(pbd_world *w, demo_scene_state *s, float dt)
+{
+	float t = (float)s->time + dt;
+	// The ball: from z = -1.5 to +1.5 through the curtain's middle, once per period.
+	float phase = fmodf(t, TEAR_BALL_PERIOD);
+	float z = -1.5f + TEAR_BALL_SPEED * fmaxf(phase - 0.5f, 0.0f);
+	float position[3] = {TEAR_CURTAIN_X, 0.6f, fminf(z, 1.5f)}, rotation[4] = {0, 0, 0, 1};
+	if (phase < dt)  // back to the start, without sweeping through the curtain
+		pbd_collider_teleport(w, s->colliders[1], position, rotation);
+	else
+		pbd_collider_set_pose(w, s->colliders[1], position, rotation);
+	// The hands pull the sheet's sides apart after a moment.
+	float pull = TEAR_PULL_SPEED * fmaxf(t - TEAR_PULL_START, 0.0f);
+	for (int side = 0; side < s->attachment_count; ++side) {
+		float offset[3] = {side ? pull : -pull, 0.0f, 0.0f};
+		pbd_attachment_set_pose(w, s->attachments[side], offset, rotation);
+	}
+}
+
 static const demo_scene scenes[] = {
 	{"hang", "a square cloth hung by two top corners closer than its width: the slack folds", 32,
 	 {0.0f, 1.35f, 0.0f}, 2.9f, 25.0f, 12.0f, create_hang, update_hang},
@@ -806,6 +895,8 @@ static const demo_scene scenes[] = {
 	 create_skirt, update_skirt},
 	{"flag", "a flag (mesh file) on a pole in an 8 m/s wind", 0, {0.55f, 1.6f, 0.0f}, 3.2f, 15.0f, 8.0f,
 	 create_flag, NULL},
+	{"tear", "a ball tears through a curtain; two grabs pull a sheet apart", 32, {-0.25f, 0.7f, 0.0f}, 3.6f, 8.0f,
+	 10.0f, create_tear, update_tear},
 };
 
 // Not in the numbered table: it needs a file (the tools choose it for --cloth).

@@ -18,6 +18,8 @@ typedef struct cloth_buffers {
 	int vertex_capacity;
 	int triangle_count;
 	pbd_cloth_id id;
+	float *first_seen;  // 3 per vertex of the cloth when first drawn: a torn vertex's weave is its origin's
+	int first_seen_count;
 } cloth_buffers;
 
 typedef struct overlay_vertex {
@@ -241,6 +243,8 @@ void renderer_destroy(renderer *r)
 			GLuint b[4] = {c->positions, c->normals, c->rest, c->indices};
 			glDeleteBuffers(4, b);
 		}
+		free(c->first_seen);
+		c->first_seen = NULL;
 	}
 	if (r->sphere.vao) {
 		delete_mesh(&r->sphere);
@@ -298,8 +302,29 @@ static cloth_buffers *upload_cloth(renderer *r, int slot, const pbd_world *world
 		c->indices = b[3];
 	}
 	glBindVertexArray(c->vao);
-	bool fresh = c->vertex_capacity != n || c->triangle_count != t || c->id.index1 != id.index1 ||
-		     c->id.generation != id.generation;
+	bool same_cloth = c->id.index1 == id.index1 && c->id.generation == id.generation;
+	bool fresh = c->vertex_capacity != n || c->triangle_count != t || !same_cloth;
+	// The weave: the shape the cloth was first drawn in; a vertex a tear made takes its origin's
+	// place in it, so the pattern stays put across the tear.
+	const float *weave = x;
+	float *torn = NULL;
+	int origin_count = 0;
+	const uint32_t *origin = pbd_cloth_vertex_origins(world, id, &origin_count);
+	if (fresh && (!same_cloth || !c->first_seen)) {
+		free(c->first_seen);
+		c->first_seen_count = 0;
+		c->first_seen = malloc(sizeof(float) * 3 * (size_t)n);
+		if (c->first_seen) {
+			memcpy(c->first_seen, x, sizeof(float) * 3 * (size_t)n);
+			c->first_seen_count = n;
+		}
+	} else if (fresh && origin && origin_count == n && (torn = malloc(sizeof(float) * 3 * (size_t)n))) {
+		for (int i = 0; i < n; ++i) {
+			uint32_t o = origin[i] < (uint32_t)c->first_seen_count ? origin[i] : (uint32_t)i;
+			memcpy(torn + 3 * i, (int)o < c->first_seen_count ? c->first_seen + 3 * o : x + 3 * i, 3 * sizeof(float));
+		}
+		weave = torn;
+	}
 	GLsizeiptr bytes = (GLsizeiptr)(sizeof(float) * 3 * (size_t)n);
 	glBindBuffer(GL_ARRAY_BUFFER, c->positions);
 	if (fresh)
@@ -317,13 +342,14 @@ static cloth_buffers *upload_cloth(renderer *r, int slot, const pbd_world *world
 	glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 0, (void *)0);
 	if (fresh) {  // the weave is printed on the shape the cloth is first seen in
 		glBindBuffer(GL_ARRAY_BUFFER, c->rest);
-		glBufferData(GL_ARRAY_BUFFER, bytes, x, GL_STATIC_DRAW);
+		glBufferData(GL_ARRAY_BUFFER, bytes, weave, GL_STATIC_DRAW);
 		glEnableVertexAttribArray(2);
 		glVertexAttribPointer(2, 3, GL_FLOAT, GL_FALSE, 0, (void *)0);
 	}
 	glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, c->indices);
 	if (fresh)
 		glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)(sizeof(uint32_t) * 3 * (size_t)t), tri, GL_STATIC_DRAW);
+	free(torn);
 	c->vertex_capacity = n;
 	c->triangle_count = t;
 	c->id = id;

@@ -334,6 +334,12 @@ typedef struct pbd_world_stats {
 	/// than 4 KiB) is cut to twice that, so memory comes back after a hit or a drag. A scene
 	/// in a steady state allocates nothing else once its lists have grown.
 	int64_t trims;
+	/// Vertices the last step split because an edge at them stretched past its cloth's
+	/// tear_strain (each split adds one vertex to its cloth).
+	int tear_splits;
+	/// Splits the last step wanted but left for a later one: the opened vertices would have
+	/// crossed another part of the scene, or memory ran out (then the step says so).
+	int tear_splits_deferred;
 } pbd_world_stats;
 
 /// A copy of the figures of the last step (all zero for a NULL world).
@@ -389,6 +395,11 @@ typedef struct pbd_cloth_material {
 	/// 1: the cloth collides with itself (vertex-triangle and edge-edge); 0: it does not
 	/// (it still collides with other cloths, particles and colliders). Default 1.
 	int self_collision;
+	/// Tearing: at the end of a step, an edge stretched past this strain ((L - L0) / L0, e.g.
+	/// 0.5 for half again its rest length) splits the cloth at one of its ends, so that a hole
+	/// opens across the edge's direction (see pbd_cloth_split_vertex). 0: the cloth never
+	/// tears. >= 0. Default 0.
+	float tear_strain;
 } pbd_cloth_material;
 
 /// The default material (each field's default is given above).
@@ -509,6 +520,52 @@ PBD_API pbd_result pbd_cloth_pin_vertex(pbd_world *world, pbd_cloth_id id, int v
 PBD_API pbd_result pbd_cloth_release_vertex(pbd_world *world, pbd_cloth_id id, int vertex);
 /// Moves every vertex by `offset` and sets every free vertex's velocity (NULL keeps it).
 PBD_API pbd_result pbd_cloth_teleport(pbd_world *world, pbd_cloth_id id, const float offset[3], const float velocity[3]);
+
+// ---------------------------------------------------------------------------------------------
+// Tearing and cutting
+//
+// A cloth tears by splitting vertices: a vertex's triangles on one side of a plane through it
+// move to a new vertex, appended after the cloth's last one (a cloth of n vertices that splits
+// k times has n + k; the vertices it had keep their indices, triangles keep their indices and
+// order and only some of their corners change). The new vertex takes the share of the mass
+// that its triangles' rest area gives it and the same velocity, so mass and momentum are
+// kept. Both copies are moved a hair apart (2% of their shortest edge), each into its own side,
+// and a split that would leave them crossing anything is not made: a tear never creates a
+// crossing, and the new boundary edges collide from the next substep on. Pinned vertices do
+// not split. The pieces stay one cloth (one id, one material): pbd_cloth_pieces tells them
+// apart, pbd_cloth_vertex_origins says where each vertex came from, and pbd_cloth_positions
+// and pbd_cloth_indices give the new counts. Buffers sized for the vertex count before a tear
+// are too small after it (the copy functions then fail with PBD_ERR_BAD_COUNT).
+
+/// Splits `vertex` of a cloth with the plane through it of the given normal: its triangles
+/// whose centres lie on the normal's side move to a new vertex, whose index goes to
+/// *out_new_vertex (may be NULL; -1 when nothing split). Nothing splits (PBD_OK, -1) when all
+/// its triangles lie on one side, when the vertex is pinned, or when the opened vertices would
+/// cross another part of the scene. PBD_ERR_ZERO_NORMAL for a zero normal.
+PBD_API pbd_result pbd_cloth_split_vertex(pbd_world *world, pbd_cloth_id id, int vertex, const float normal[3],
+					  int *out_new_vertex);
+/// Cuts a cloth with a blade: the disc of radius `reach` around `point` in the plane of the
+/// given normal (a sword's stroke, or scissors along a line in the cloth). Every vertex within
+/// reach of point with triangles (by their centres) on both sides of the plane splits, so the
+/// cloth comes apart along the edges nearest the plane. *out_splits (may be NULL) counts the
+/// splits made.
+PBD_API pbd_result pbd_cloth_cut(pbd_world *world, pbd_cloth_id id, const float point[3], const float normal[3],
+				 float reach, int *out_splits);
+/// A weakness map: each vertex's share of the cloth's tear strain, in (0, 1] (count must be
+/// the cloth's vertex count). An edge tears past tear_strain times the smaller share of its
+/// ends, so 0.5 along a line perforates the cloth there. NULL (or count 0) makes every vertex
+/// 1 again. Vertices a tear makes take their origin's share.
+PBD_API pbd_result pbd_cloth_set_tear_weakness(pbd_world *world, pbd_cloth_id id, const float *share, int count);
+/// For each vertex, the vertex of the cloth as created that it comes from (itself for one
+/// that never split; a vertex split twice gives two new vertices with the same origin).
+/// Valid until the next step or tear.
+PBD_API const uint32_t *pbd_cloth_vertex_origins(const pbd_world *world, pbd_cloth_id id, int *vertex_count);
+/// Labels each triangle with its piece (triangles joined through shared edges form one piece),
+/// pieces numbered 0.. in the order of their first triangle. triangle_piece may be NULL (only
+/// the count); else it must hold the cloth's triangle count (PBD_ERR_BAD_COUNT if capacity is
+/// smaller).
+PBD_API pbd_result pbd_cloth_pieces(const pbd_world *world, pbd_cloth_id id, uint32_t *triangle_piece, int capacity,
+				    int *out_piece_count);
 
 // ---------------------------------------------------------------------------------------------
 // Free particles: balls, grains, debris that belong to no cloth. They collide with each
