@@ -58,11 +58,12 @@ static float clearance_of(double d)
 // twice the thickness in the rest shape keeps half its rest distance instead of the thickness
 // (PBD_KEPT_REST_SHARE, below the 2/pi a fold allows): near neighbours on a fine mesh are then
 // not in contact while the cloth lies flat or folds, and still never pass through each other.
-// Neighbours that touch in the rest shape (a seam of unwelded vertices) are never pairs.
+// Neighbours that touch in the rest shape (a seam of unwelded vertices) are never pairs; in a
+// torn cloth they keep at least the gap its tears opened (pbd_body.tear_gap).
 #define REST_FOLD PBD_KEPT_REST_SHARE
-static float kept_distance(float thickness, double rest)
+static float kept_distance(const pbd_body *b, float thickness, double rest)
 {
-	double k = rest * REST_FOLD;
+	double k = fmax(rest * REST_FOLD, (double)b->tear_gap);
 	return k < thickness ? (float)k : thickness;
 }
 
@@ -176,7 +177,7 @@ static void try_vt(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t q, uint32
 		const pbd_v3 *rest = w->particles.rest;
 		pbd_v3 rt[3] = {rest[t[0]], rest[t[1]], rest[t[2]]};
 		if (gap_along_axes(&rest[q], 1, rt, 3) < thickness / REST_FOLD) {
-			thickness = kept_distance(thickness, sqrt(pbd_point_triangle_distance2(
+			thickness = kept_distance(body(w, oq), thickness, sqrt(pbd_point_triangle_distance2(
 								     d3_of(rest[q]), d3_of(rt[0]), d3_of(rt[1]), d3_of(rt[2]), bary)));
 			if (thickness <= 1e-7f || d > thickness + beyond)
 				return;
@@ -218,7 +219,7 @@ static void try_ee(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, uint32
 		pbd_v3 ra[2] = {rest[ea[0]], rest[ea[1]]}, rb[2] = {rest[eb[0]], rest[eb[1]]};
 		if (gap_along_axes(ra, 2, rb, 2) < thickness / REST_FOLD) {
 			thickness = kept_distance(
-				thickness, sqrt(pbd_segment_segment_distance2(d3_of(ra[0]), d3_of(ra[1]), d3_of(rb[0]),
+				body(w, oa), thickness, sqrt(pbd_segment_segment_distance2(d3_of(ra[0]), d3_of(ra[1]), d3_of(rb[0]),
 									      d3_of(rb[1]), &s, &u)));
 			if (thickness <= 1e-7f || d > thickness + beyond)
 				return;

@@ -466,6 +466,7 @@ typedef struct closest_query {
 	int tri_first, edge_first; // the body's first triangle and edge (the grid's ids start there)
 	double closest;            // the smallest rest distance found so far of a pair that counts
 	double reach;              // only pairs closer than this matter
+	bool torn;                 // the body tore: pairs that touch at rest keep its tear gap
 } closest_query;
 
 static void visit_closest(uint32_t id, void *user)
@@ -487,8 +488,8 @@ static void visit_closest(uint32_t id, void *user)
 		d = sqrt(pbd_segment_segment_distance2(d3_of(rest[a[0]]), d3_of(rest[a[1]]), d3_of(rest[b[0]]),
 							d3_of(rest[b[1]]), &s, &u));
 	}
-	// Pairs that touch at rest are never pairs (their kept distance is 0).
-	if (d * PBD_KEPT_REST_SHARE > 1e-7 && d < q->closest)
+	// Pairs that touch at rest are never pairs (their kept distance is 0), but in a torn cloth.
+	if ((d * PBD_KEPT_REST_SHARE > 1e-7 || q->torn) && d < q->closest)
 		q->closest = d;
 }
 
@@ -516,7 +517,7 @@ static double rest_closest(pbd_world *w, const pbd_body *c, int tri_first, int t
 	pbd_grid grid = {0};
 	if (!boxes)
 		return -1.0;
-	closest_query q = {w, 0, false, tri_first, edge_first, reach, reach};
+	closest_query q = {w, 0, false, tri_first, edge_first, reach, reach, c->tear_gap > 0.0f};
 	bool ok = true;
 	// Cells of the reach, but no smaller than the mean edge: a cloth far thicker than its
 	// edges is long (the rest shape is searched once per topology).
@@ -581,6 +582,12 @@ bool pbd_patches_tolerances(pbd_world *w)
 			if (closest < 0.0)
 				return false;
 			pr->body_tolerance[s] = minf(0.49f * thickness, 0.245f * (float)closest);
+			if (c->tear_gap > 0.0f) {
+				// The lips of a tear keep at least the tear gap g: the closest pair keeps
+				// max(r/2, g), so a shared motion within d keeps it when 2d < r - max(r/2, g).
+				double slack = closest - fmax(closest * PBD_KEPT_REST_SHARE, (double)c->tear_gap);
+				pr->body_tolerance[s] = minf(0.49f * thickness, 0.49f * (float)fmax(slack, 0.0));
+			}
 		}
 		tri += nt;
 		edge += ne;

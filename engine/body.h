@@ -43,6 +43,12 @@ typedef struct pbd_body {
 	// (NULL until the first split: each its own).
 	uint32_t *origin;
 	float *tear_share;         // per vertex: its share of the tear strain (NULL: all 1)
+	// The least distance the lips of its tears keep from each other (0: never torn). Places of
+	// one cloth that touch at rest keep no distance (a seam); the copies of a split vertex
+	// start a hair apart in the rest shape, and pairs of them, and of their edges, could have
+	// no distance at rest at all: they keep this instead, so torn pieces never pass through
+	// each other.
+	float tear_gap;
 } pbd_body;
 
 // The table; slots are reused, generations catch stale ids.

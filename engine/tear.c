@@ -42,6 +42,7 @@ typedef struct tear_batch {
 	int8_t *tri_side;  // per triangle: its side while its vertex is being split, else -1
 	uint8_t *split;    // old_count: split in this batch (a vertex splits once per batch)
 	int splits, deferred;
+	float gap;         // the least rest gap of this batch's splits (the cloth's tear_gap)
 } tear_batch;
 
 static void batch_free(tear_batch *b)
@@ -88,6 +89,7 @@ static bool batch_begin(tear_batch *b, pbd_world *w, pbd_body *c, int splits)
 	}
 	memcpy(b->tri, c->triangles, nt * 3 * sizeof *b->tri);
 	memset(b->tri_side, -1, nt);
+	b->gap = c->tear_gap > 0.0f ? c->tear_gap : INFINITY;
 	return true;
 }
 
@@ -279,6 +281,7 @@ static bool split_vertex(tear_batch *b, uint32_t v, const uint8_t *sides, pbd_v3
 	pbd_v3 shift = v3_scale(opening, SPLIT_GAP * rest_edge / opening_len);
 	b->rest[copy] = v3_add(b->rest[v], shift);
 	b->rest[v] = v3_sub(b->rest[v], shift);
+	b->gap = fminf(b->gap, SPLIT_GAP * rest_edge);
 	// The copy's share of the mass, within what a particle may weigh on both sides.
 	float m = b->mass[v], share = (float)(area[1] / (area[0] + area[1]));
 	float taken = fminf(fmaxf(m * share, fminf(PBD_MIN_MASS, 0.5f * m)), m - fminf(PBD_MIN_MASS, 0.5f * m));
@@ -377,6 +380,7 @@ static pbd_result batch_commit(tear_batch *b)
 	}
 	pbd_body_release(w, c);
 	*c = fresh;
+	c->tear_gap = b->gap;
 	c->holds_changed = true;  // tethers follow the new edges (a piece torn off has none)
 	// The contact lists name particles by index: they are found again.
 	pbd_collider_contacts_clear(w);

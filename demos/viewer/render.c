@@ -279,6 +279,9 @@ void renderer_forget_cloths(renderer *r)
 	for (int i = 0; i < DEMO_MAX_CLOTHS; ++i) {
 		r->cloths[i].vertex_capacity = -1;  // never equal to a cloth's count: uploaded afresh
 		r->cloths[i].triangle_count = 0;
+		free(r->cloths[i].first_seen);  // and its weave taken from its first frame
+		r->cloths[i].first_seen = NULL;
+		r->cloths[i].first_seen_count = 0;
 	}
 }
 
