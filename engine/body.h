@@ -60,6 +60,8 @@ typedef struct pbd_bodies {
 // A live body of the given kind by id; *why says why not (stale, unknown).
 pbd_body *pbd_body_lookup(const pbd_world *world, uint32_t index1, uint32_t generation, int kind, pbd_result *why);
 pbd_body *pbd_cloth_lookup(const pbd_world *world, pbd_cloth_id id, pbd_result *why);
+// The same for a call of the API: a stale or unknown id also sets the world's message.
+pbd_body *pbd_cloth_find(const pbd_world *world, pbd_cloth_id id, pbd_result *why);
 // Frees what a body holds (constraints, triangles, readback buffers) and marks its slot free.
 void pbd_body_release(pbd_world *world, pbd_body *body);
 // Removes a body's particles from the world arrays and frees it.

@@ -641,7 +641,7 @@ pbd_body *pbd_cloth_lookup(const pbd_world *world, pbd_cloth_id id, pbd_result *
 }
 
 // Looks up a cloth and writes the error message when it fails.
-static pbd_body *get_cloth(const pbd_world *world, pbd_cloth_id id, pbd_result *why)
+pbd_body *pbd_cloth_find(const pbd_world *world, pbd_cloth_id id, pbd_result *why)
 {
 	pbd_body *c = pbd_cloth_lookup(world, id, why);
 	if (!c && world)
@@ -660,7 +660,7 @@ pbd_result pbd_cloth_check(const pbd_world *world, pbd_cloth_id id)
 pbd_result pbd_cloth_destroy(pbd_world *world, pbd_cloth_id id)
 {
 	pbd_result r;
-	pbd_body *c = get_cloth(world, id, &r);
+	pbd_body *c = pbd_cloth_find(world, id, &r);
 	if (!c)
 		return r;
 	pbd_body_remove(world, c);
@@ -686,7 +686,7 @@ void pbd_body_remove(pbd_world *world, pbd_body *c)
 pbd_result pbd_cloth_set_material(pbd_world *world, pbd_cloth_id id, const pbd_cloth_material *material)
 {
 	pbd_result r;
-	pbd_body *c = get_cloth(world, id, &r);
+	pbd_body *c = pbd_cloth_find(world, id, &r);
 	if (!c)
 		return r;
 	if (!material)
@@ -703,7 +703,7 @@ pbd_result pbd_cloth_set_material(pbd_world *world, pbd_cloth_id id, const pbd_c
 pbd_result pbd_cloth_set_areal_density(pbd_world *world, pbd_cloth_id id, float areal_density)
 {
 	pbd_result r;
-	pbd_body *c = get_cloth(world, id, &r);
+	pbd_body *c = pbd_cloth_find(world, id, &r);
 	if (!c)
 		return r;
 	if (!isfinite(areal_density))
@@ -740,7 +740,7 @@ float pbd_cloth_get_areal_density(const pbd_world *world, pbd_cloth_id id)
 pbd_result pbd_cloth_get_material(const pbd_world *world, pbd_cloth_id id, pbd_cloth_material *out)
 {
 	pbd_result r;
-	pbd_body *c = get_cloth(world, id, &r);
+	pbd_body *c = pbd_cloth_find(world, id, &r);
 	if (!c)
 		return r;
 	if (!out)
@@ -786,7 +786,7 @@ const uint32_t *pbd_cloth_indices(const pbd_world *world, pbd_cloth_id id, int *
 static pbd_result copy_out(const pbd_world *world, pbd_cloth_id id, float *out, int capacity, int which)
 {
 	pbd_result r;
-	pbd_body *c = get_cloth(world, id, &r);
+	pbd_body *c = pbd_cloth_find(world, id, &r);
 	if (!c)
 		return r;
 	if (!out)
@@ -810,7 +810,7 @@ pbd_result pbd_cloth_copy_normals(const pbd_world *world, pbd_cloth_id id, float
 
 static pbd_body *get_vertex(pbd_world *world, pbd_cloth_id id, int vertex, pbd_result *r)
 {
-	pbd_body *c = get_cloth(world, id, r);
+	pbd_body *c = pbd_cloth_find(world, id, r);
 	if (c && (vertex < 0 || vertex >= c->count)) {
 		*r = pbd_fail(world, PBD_ERR_INDEX_OUT_OF_RANGE, "vertex %d of a cloth with %d vertices", vertex, c->count);
 		return NULL;
@@ -880,7 +880,7 @@ pbd_result pbd_cloth_release_vertex(pbd_world *world, pbd_cloth_id id, int verte
 pbd_result pbd_cloth_set_velocities(pbd_world *world, pbd_cloth_id id, const float *xyz, int count)
 {
 	pbd_result r;
-	pbd_body *c = get_cloth(world, id, &r);
+	pbd_body *c = pbd_cloth_find(world, id, &r);
 	if (!c)
 		return r;
 	if (!xyz)
@@ -905,7 +905,7 @@ pbd_result pbd_cloth_set_velocities(pbd_world *world, pbd_cloth_id id, const flo
 pbd_result pbd_cloth_teleport(pbd_world *world, pbd_cloth_id id, const float offset[3], const float velocity[3])
 {
 	pbd_result r;
-	pbd_body *c = get_cloth(world, id, &r);
+	pbd_body *c = pbd_cloth_find(world, id, &r);
 	if (!c)
 		return r;
 	if ((offset && !pbd_finite_n(offset, 3)) || (velocity && !pbd_finite_n(velocity, 3)))

@@ -516,7 +516,9 @@ pbd_result pbd_cloth_split_vertex(pbd_world *world, pbd_cloth_id id, int vertex,
 	if (out_new_vertex)
 		*out_new_vertex = -1;
 	pbd_result r;
-	pbd_body *c = pbd_cloth_lookup(world, id, &r);
+	if (!world)
+		return PBD_ERR_NULL_ARGUMENT;
+	pbd_body *c = pbd_cloth_find(world, id, &r);
 	if (!c)
 		return r;
 	if (vertex < 0 || vertex >= c->count)
@@ -542,7 +544,9 @@ pbd_result pbd_cloth_cut(pbd_world *world, pbd_cloth_id id, const float point[3]
 	if (out_splits)
 		*out_splits = 0;
 	pbd_result r;
-	pbd_body *c = pbd_cloth_lookup(world, id, &r);
+	if (!world)
+		return PBD_ERR_NULL_ARGUMENT;
+	pbd_body *c = pbd_cloth_find(world, id, &r);
 	if (!c)
 		return r;
 	if (!point)
@@ -599,7 +603,9 @@ pbd_result pbd_cloth_cut(pbd_world *world, pbd_cloth_id id, const float point[3]
 pbd_result pbd_cloth_set_tear_weakness(pbd_world *world, pbd_cloth_id id, const float *share, int count)
 {
 	pbd_result r;
-	pbd_body *c = pbd_cloth_lookup(world, id, &r);
+	if (!world)
+		return PBD_ERR_NULL_ARGUMENT;
+	pbd_body *c = pbd_cloth_find(world, id, &r);
 	if (!c)
 		return r;
 	if (!share || count == 0) {
@@ -624,7 +630,7 @@ const uint32_t *pbd_cloth_vertex_origins(const pbd_world *world, pbd_cloth_id id
 	if (vertex_count)
 		*vertex_count = 0;
 	pbd_result r;
-	pbd_body *c = world ? pbd_cloth_lookup(world, id, &r) : NULL;
+	pbd_body *c = world ? pbd_cloth_find(world, id, &r) : NULL;
 	if (!c)
 		return NULL;
 	if (vertex_count)
@@ -649,7 +655,7 @@ pbd_result pbd_cloth_pieces(const pbd_world *world, pbd_cloth_id id, uint32_t *t
 	if (!world)
 		return PBD_ERR_NULL_ARGUMENT;
 	pbd_result r;
-	pbd_body *c = pbd_cloth_lookup(world, id, &r);
+	pbd_body *c = pbd_cloth_find(world, id, &r);
 	if (!c)
 		return r;
 	pbd_world *w = (pbd_world *)world;  // the allocator's counters only

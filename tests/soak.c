@@ -6,7 +6,7 @@
 // (counted through the allocator hooks) not growing once warmed up faster than the contact
 // load it holds (the most candidate pairs the engine reports for a substep of the frame).
 //
-//   pbd-soak [--scenes fold,drape,twist,bullet] [--seconds S | --frames F] [--check-every N]
+//   pbd-soak [--scenes fold,drape,twist,bullet,tear] [--seconds S | --frames F] [--check-every N]
 //            [--seed K] [--trace]
 //
 // --frames runs a fixed number of frames instead of a wall time (the same run on any machine);
@@ -171,9 +171,10 @@ static void random_event(pbd_world *w, demo_scene_state *s, uint32_t *rng, soak_
 		r->collider_moves++;
 	} else if (roll == 2) {
 		// Any tunable parameter but self-collision (switching it off lets cloth pass itself
-		// by request) up or down one step, within its limits.
+		// by request) and the tear strain (the tear scene tears; torn elsewhere, a cloth's
+		// memory would grow with its vertices) up or down one step, within its limits.
 		const demo_param *p = demo_param_at((int)(next(rng) % (uint32_t)demo_param_count()));
-		if (strcmp(p->name, "self_collision") == 0)
+		if (strcmp(p->name, "self_collision") == 0 || strcmp(p->name, "tear_strain") == 0)
 			return;
 		int up = (int)(next(rng) & 1);
 		if (demo_param_nudge(p, w, s, up) != PBD_OK)
@@ -288,7 +289,7 @@ static int soak_scene(const char *name, const soak_options *o, soak_result *r)
 
 int main(int argc, char **argv)
 {
-	const char *scenes = "fold,drape,twist,bullet";
+	const char *scenes = "fold,drape,twist,bullet,tear";
 	soak_options o = {30.0, 0, 30, 12345, false};
 	for (int i = 1; i < argc; ++i) {
 		if (!strcmp(argv[i], "--trace")) {

@@ -90,6 +90,8 @@ static int same_hash_everywhere(const char *name)
 
 static int fold_deterministic(void) { return same_hash_everywhere("fold"); }
 static int drape_deterministic(void) { return same_hash_everywhere("drape"); }
+// Tearing changes the cloths' vertex counts mid-run: the splits are the same on every thread count.
+static int tear_deterministic(void) { return same_hash_everywhere("tear"); }
 
 // The hash does see a difference: one step more, or a nudge of one vertex, changes it.
 static int hash_sees_differences(void)
@@ -207,6 +209,7 @@ int main(int argc, char **argv)
 	static const test_case cases[] = {
 		DEEP_TEST(fold_deterministic),
 		SLOW_TEST(drape_deterministic),
+		DEEP_TEST(tear_deterministic),
 		TEST(hash_sees_differences),
 		TEST(task_pool_runs_every_item_once),
 		DEEP_TEST(no_allocation_after_warm_up),

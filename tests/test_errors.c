@@ -715,24 +715,27 @@ static long scene_crossings(pbd_world *w, const demo_scene_state *st)
 	return check_count_intersections(meshes, st->cloth_count);
 }
 
-// Runs `stack` (three cloths landing on each other) with memory that runs out after
-// `allowed` allocations of the run (-1: never) for `frames` frames, then with memory back
-// for as many again. Every step keeps its promise: PBD_OK, or PBD_ERR_OUT_OF_MEMORY after
+// Runs a scene (`stack`: three cloths landing on each other; `tear`: a curtain and a sheet
+// tearing) for `lead` frames, then with memory that runs out after `allowed` allocations of
+// the run (-1: never) for `frames` frames, then with memory back for as many again. Every step keeps its promise: PBD_OK, or PBD_ERR_OUT_OF_MEMORY after
 // holding what it could not check; either way no triangle crosses another in any frame.
 // *allocations gets the allocations made while memory was short; *refused the steps that
 // said out of memory.
-static int stack_with_memory(int allowed, int frames, long *allocations, int *refused)
+static int scene_with_memory(const char *name, int res, int lead, int allowed, int frames, long *allocations,
+			     int *refused)
 {
 	budget b = {1 << 30, 0};
 	pbd_world_def wd = pbd_world_def_default();
 	wd.allocator = (pbd_allocator){budget_alloc, budget_free, &b};
 	demo_scene_options o = {0};
-	o.res = 12;
-	const demo_scene *scene = demo_scene_find("stack");
+	o.res = res;
+	const demo_scene *scene = demo_scene_find(name);
 	pbd_world *w;
 	demo_scene_state st;
 	char err[256];
 	CHECK_OK(demo_scene_load_def(scene, &o, &wd, &w, &st, err, sizeof err));
+	for (int f = 0; f < lead; ++f)
+		CHECK_OK(demo_scene_step(scene, w, &st, 1.0f / 60.0f));
 	int64_t before = pbd_world_get_stats(w).allocations;
 	b.left = allowed < 0 ? 1 << 30 : allowed;
 	*refused = 0;
@@ -752,7 +755,7 @@ static int stack_with_memory(int allowed, int frames, long *allocations, int *re
 				pbd_result_string(r));
 		CHECK(crossings == 0);
 	}
-	// Memory back: it moved on and lies on the floor in layers.
+	// Memory back: it moved on.
 	for (int c = 0; c < st.cloth_count; ++c) {
 		int n = 0;
 		const float *x = pbd_cloth_positions(w, st.cloths[c], &n);
@@ -765,17 +768,17 @@ static int stack_with_memory(int allowed, int frames, long *allocations, int *re
 }
 
 // Memory that runs out inside the step, at every allocation of a run in turn.
-static int step_out_of_memory(void)
+static int memory_runs_out_in(const char *name, int res, int lead)
 {
 	const int frames = 40;
 	long total = 0, unused;
 	int refused = 0;
-	if (stack_with_memory(-1, frames, &total, &refused))
+	if (scene_with_memory(name, res, lead, -1, frames, &total, &refused))
 		return 1;
 	CHECK(refused == 0 && total > 0);
 	int runs = 0, held = 0;
 	for (long k = 0; k <= total; k += total > 30 ? total / 30 : 1) {
-		if (stack_with_memory((int)k, frames, &unused, &refused))
+		if (scene_with_memory(name, res, lead, (int)k, frames, &unused, &refused))
 			return 1;
 		runs++;
 		held += refused > 0;
@@ -786,6 +789,11 @@ static int step_out_of_memory(void)
 	return 0;
 }
 
+static int step_out_of_memory(void) { return memory_runs_out_in("stack", 12, 0); }
+
+// Tearing with memory running out: the tear waits (the step says so) and nothing crosses.
+static int tear_out_of_memory(void) { return memory_runs_out_in("tear", 16, 30); }
+
 int main(int argc, char **argv)
 {
 	static const test_case cases[] = {
@@ -793,7 +801,8 @@ int main(int argc, char **argv)
 		TEST(degenerate_triangle), TEST(duplicate_triangle), TEST(not_finite), TEST(non_positive), TEST(bad_count),
 		TEST(negative),      TEST(zero_normal), TEST(stale_id),         TEST(unknown_id),
 		TEST(bad_shape),     TEST(out_of_memory), TEST(out_of_range), TEST(pinned_far_away),
-		TEST(thick_cloth), TEST(thick_cloth_many_substeps), DEEP_TEST(step_out_of_memory), TEST(vertex_held),
+		TEST(thick_cloth), TEST(thick_cloth_many_substeps), DEEP_TEST(step_out_of_memory), DEEP_TEST(tear_out_of_memory),
+		TEST(vertex_held),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

@@ -49,6 +49,7 @@ MATERIAL_PARAM(bend_compliance)
 MATERIAL_PARAM(damping)
 MATERIAL_PARAM(thickness)
 MATERIAL_PARAM(tether_slack)
+MATERIAL_PARAM(tear_strain)
 
 // Friction: the contact coefficient is sqrt(cloth * collider), so the demos set both sides
 // to the same value and the contact gets exactly that value.
@@ -165,6 +166,8 @@ static const demo_param params[] = {
 	 set_tether_slack},
 	{"self_collision", "self collision", "", 0, DEMO_STEP_ADD, 1.0f, 0.0f, 1.0f, 1, get_self_collision,
 	 set_self_collision},
+	// 0 never tears; T makes any scene's cloth tear at 5%, 10%, ... of stretch.
+	{"tear_strain", "tear strain", "", 'T', DEMO_STEP_ADD, 0.05f, 0.0f, 10.0f, 0, get_tear_strain, set_tear_strain},
 };
 
 int demo_param_count(void) { return (int)(sizeof params / sizeof params[0]); }

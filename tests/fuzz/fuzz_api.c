@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The public API driven by fuzz bytes: a sequence of calls (cloths from grids and from
 // random, degenerate meshes; destroy and reuse of ids; random and extreme parameters; steps
-// with any dt; colliders moved fast or teleported; attachments, pins and particles added and
-// removed). Checks: a refused call returns an error code and the world still steps; after
+// with any dt; colliders moved fast or teleported; attachments, grabs, pins and particles added
+// and removed; tear strains, weakness maps, cuts and vertex splits). Checks: a refused call returns an error code and the world still steps; after
 // accepted calls no position is NaN or infinite; live memory returns to zero at the end.
 #include <math.h>
 #include <stdarg.h>
@@ -184,7 +184,7 @@ static void create_collider(driver *d, reader *r)
 
 static void do_op(driver *d, reader *r)
 {
-	uint8_t op = byte(r) % 16;
+	uint8_t op = byte(r) % 20;
 	int pick = byte(r);
 	pbd_cloth_id cloth = d->cloth_count ? d->cloths[pick % d->cloth_count] : (pbd_cloth_id){0};
 	pbd_collider_id collider = d->collider_count ? d->colliders[pick % d->collider_count] : (pbd_collider_id){0};
@@ -290,6 +290,63 @@ static void do_op(driver *d, reader *r)
 		float v[3] = {0.0f, byte(r) & 1 ? value(r) : 0.0f, 0.0f};
 		trace("teleport to %g %g %g velocity %g\n", (double)p[0], (double)p[1], (double)p[2], (double)v[1]);
 		after(d, pbd_cloth_teleport(d->w, cloth, p, v), "pbd_cloth_teleport");
+		break;
+	}
+	case 16: {  // a tear strain, from none to any (weakened here and there)
+		pbd_cloth_material m;
+		if (pbd_cloth_get_material(d->w, cloth, &m) != PBD_OK)
+			break;
+		m.tear_strain = byte(r) & 1 ? scaled(r, 0.2f) : value(r);
+		trace("tear strain %g\n", (double)m.tear_strain);
+		after(d, pbd_cloth_set_material(d->w, cloth, &m), "pbd_cloth_set_material (tear)");
+		int n = 0;
+		pbd_cloth_positions(d->w, cloth, &n);
+		if (n > 0 && byte(r) & 1) {
+			float *share = malloc(sizeof *share * (size_t)n);
+			for (int i = 0; share && i < n; ++i)
+				share[i] = i % 7 == 0 ? 0.5f : 1.0f;
+			if (share && byte(r) & 1)
+				share[byte(r) % n] = value(r);
+			after(d, pbd_cloth_set_tear_weakness(d->w, cloth, share, n - (byte(r) & 1)), "pbd_cloth_set_tear_weakness");
+			free(share);
+		}
+		break;
+	}
+	case 17: {  // a cut through a plane near the cloth
+		float n[3] = {value(r), 1.0f - (float)(byte(r) & 1), scaled(r, 1.0f)};
+		int splits = 0;
+		trace("cut at %g %g %g\n", (double)p[0], (double)p[1], (double)p[2]);
+		after(d, pbd_cloth_cut(d->w, cloth, p, n, scaled(r, 0.5f), &splits), "pbd_cloth_cut");
+		break;
+	}
+	case 18: {  // a vertex split, then what a game asks of the pieces
+		float n[3] = {scaled(r, 1.0f), value(r), 0.0f};
+		int made = 0, pieces = 0, count = 0;
+		after(d, pbd_cloth_split_vertex(d->w, cloth, byte(r) % 40 - 2, n, &made), "pbd_cloth_split_vertex");
+		const uint32_t *origin = pbd_cloth_vertex_origins(d->w, cloth, &count);
+		int nt = 0;
+		pbd_cloth_indices(d->w, cloth, &nt);
+		uint32_t *piece = nt > 0 ? malloc(sizeof *piece * (size_t)nt) : NULL;
+		if (piece && pbd_cloth_pieces(d->w, cloth, piece, nt, &pieces) == PBD_OK)
+			FUZZ_REQUIRE(pieces >= 1 && pieces <= nt, "%d pieces of %d triangles", pieces, nt);
+		for (int i = 0; origin && i < count; ++i)
+			FUZZ_REQUIRE(origin[i] <= (uint32_t)i, "vertex %d comes from vertex %u", i, origin[i]);
+		free(piece);
+		break;
+	}
+	case 19: {  // a grab dragged anywhere
+		pbd_grab_def g = pbd_grab_def_default();
+		g.cloth = cloth;
+		g.vertex = byte(r) % 40 - 2;
+		g.max_force = byte(r) & 1 ? value(r) : 0.0f;
+		pbd_attachment_id id;
+		pbd_result res = pbd_grab_begin(d->w, &g, &id);
+		after(d, res, "pbd_grab_begin");
+		if (res == PBD_OK) {
+			after(d, pbd_grab_move(d->w, id, p), "pbd_grab_move");
+			if (d->attachment_count < MAX_IDS)
+				d->attachments[d->attachment_count++] = id;
+		}
 		break;
 	}
 	}
