@@ -51,6 +51,6 @@ const char *pbd_world_last_error(const pbd_world *world)
 const char *pbd_stage_name(pbd_stage stage)
 {
 	static const char *const names[PBD_STAGE_COUNT] = {"predict", "broad_phase", "narrow_phase", "constraints",
-							   "contacts", "ccd", "update", "finalize", "air"};
+							   "contacts", "ccd", "update", "finalize", "air", "tear"};
 	return (unsigned)stage < PBD_STAGE_COUNT ? names[stage] : "?";
 }

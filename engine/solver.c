@@ -630,7 +630,7 @@ static void finish_step(pbd_world *w, pbd_step_context *ctx)
 }
 
 static const step_stage step_end_stages[] = {
-	{PBD_STAGE_FINALIZE, tear_cloths},  // before the readback buffers: they take the new vertices
+	{PBD_STAGE_TEAR, tear_cloths},  // before the readback buffers: they take the new vertices
 	{PBD_STAGE_FINALIZE, finish_step},
 };
 

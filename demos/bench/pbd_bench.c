@@ -18,6 +18,7 @@
 #include "fast_colliders.h"
 #include "plot.h"
 #include "solver_targets.h"
+#include "tear_bench.h"
 
 #define MAX_LIST 16
 
@@ -38,6 +39,7 @@ typedef struct bench_options {
 	int contacts_only;  // --contact-targets: only the contact targets
 	int fast_only;      // --fast-colliders: only the fast-collider scenes
 	int solver_only;    // --solver-targets: only the solver-kernel targets
+	int tear_only;      // --tear: only the tear scene's figures
 	double fast_budget_s;  // per fast-collider run
 	int substeps, iterations;
 } bench_options;
@@ -77,7 +79,7 @@ static void usage(FILE *out)
 		"usage: pbd-bench [--scenes a,b,...] [--res 32,64,...] [--threads 1,2] [--self on|off|both]\n"
 		"                 [--frames N] [--warmup N] [--reps N] [--budget SECONDS] [--substeps K]\n"
 		"                 [--iterations K] [--csv FILE] [--plot FILE.png] [--no-targets] [--quick]\n"
-		"                 [--contact-targets] [--fast-colliders] [--solver-targets]\n\n"
+		"                 [--contact-targets] [--fast-colliders] [--solver-targets] [--tear]\n\n"
 		"  defaults: scenes hang,drop,drape,fold,twist,bullet; res 32,64,128,256; threads 1,2;\n"
 		"  self both; 200 frames after 30 warm-up frames, 5 repetitions; at most 60 s per row\n"
 		"  (a row that runs out of time reports what it measured and is marked partial).\n"
@@ -88,7 +90,8 @@ static void usage(FILE *out)
 		"  pushing it, a cloth dropped on a box's ridge and over a table's edge), 30 s per run at most\n"
 		"  (--budget sets it).\n"
 		"  --solver-targets: only the solver kernel's targets (pbd against a stand-alone XPBD kernel at\n"
-		"  64, 128 and 256, two threads against one on a quiet and a loaded machine, idle work).\n");
+		"  64, 128 and 256, two threads against one on a quiet and a loaded machine, idle work).\n"
+		"  --tear: only the tear scene at 32 and 64 (splits, crossings, a tearing frame against a quiet one).\n");
 }
 
 static int parse_int_list(const char *s, int *out, int max)
@@ -130,6 +133,8 @@ static int parse_args(int argc, char **argv, bench_options *o, char *scene_buf, 
 			o->contacts_only = 1;
 		} else if (!strcmp(a, "--solver-targets")) {
 			o->solver_only = 1;
+		} else if (!strcmp(a, "--tear")) {
+			o->tear_only = 1;
 		} else if (!strcmp(a, "--fast-colliders")) {
 			o->fast_only = 1;
 		} else if (!v) {
@@ -665,6 +670,11 @@ int main(int argc, char **argv)
 		free(rows);
 		return 0;
 	}
+	if (o.tear_only) {
+		run_tear_targets();
+		free(rows);
+		return 0;
+	}
 	if (o.solver_only) {
 		run_solver_targets();
 		free(rows);
@@ -693,6 +703,7 @@ int main(int argc, char **argv)
 		run_solver_targets();
 		run_contact_targets();
 		run_fast_collider_targets(o.fast_budget_s);
+		run_tear_targets();
 	}
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);

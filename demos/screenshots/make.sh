@@ -28,7 +28,7 @@ if ! command -v ffmpeg >/dev/null; then
   echo "no ffmpeg: the animations are left as they are (apt-get install ffmpeg)"
   exit 0
 fi
-for scene in drape twist cape; do
+for scene in drape twist cape tear; do
   frames=$(mktemp -d)
   # 20 pictures a second of the 60 Hz run, on one palette made for the clip. The cape's
   # camera runs with the character, so every picture differs everywhere: smaller, 12 a

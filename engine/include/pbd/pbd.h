@@ -280,6 +280,7 @@ typedef enum pbd_stage {
 	PBD_STAGE_UPDATE,      ///< velocity update
 	PBD_STAGE_FINALIZE,    ///< damping, normals and readback buffers, once per step
 	PBD_STAGE_AIR,         ///< drag and lift on the cloth's triangles, once per step (0 without air)
+	PBD_STAGE_TEAR,        ///< the strain scan and splits of tearing cloths, once per step (0 without)
 	PBD_STAGE_COUNT
 } pbd_stage;
 
