@@ -496,6 +496,13 @@ pbd_result pbd_tear_cloths(pbd_world *w)
 
 // ---- Cuts from the game
 
+// The cloth a call names; NULL with the reason in *r (no world, a stale or unknown id).
+static pbd_body *named_cloth(const pbd_world *world, pbd_cloth_id id, pbd_result *r)
+{
+	*r = PBD_ERR_NULL_ARGUMENT;
+	return world ? pbd_cloth_find(world, id, r) : NULL;
+}
+
 static pbd_result check_plane(pbd_world *w, const float point[3], const float normal[3], pbd_v3 *n)
 {
 	if (!normal)
@@ -516,9 +523,7 @@ pbd_result pbd_cloth_split_vertex(pbd_world *world, pbd_cloth_id id, int vertex,
 	if (out_new_vertex)
 		*out_new_vertex = -1;
 	pbd_result r;
-	if (!world)
-		return PBD_ERR_NULL_ARGUMENT;
-	pbd_body *c = pbd_cloth_find(world, id, &r);
+	pbd_body *c = named_cloth(world, id, &r);
 	if (!c)
 		return r;
 	if (vertex < 0 || vertex >= c->count)
@@ -544,9 +549,7 @@ pbd_result pbd_cloth_cut(pbd_world *world, pbd_cloth_id id, const float point[3]
 	if (out_splits)
 		*out_splits = 0;
 	pbd_result r;
-	if (!world)
-		return PBD_ERR_NULL_ARGUMENT;
-	pbd_body *c = pbd_cloth_find(world, id, &r);
+	pbd_body *c = named_cloth(world, id, &r);
 	if (!c)
 		return r;
 	if (!point)
@@ -603,9 +606,7 @@ pbd_result pbd_cloth_cut(pbd_world *world, pbd_cloth_id id, const float point[3]
 pbd_result pbd_cloth_set_tear_weakness(pbd_world *world, pbd_cloth_id id, const float *share, int count)
 {
 	pbd_result r;
-	if (!world)
-		return PBD_ERR_NULL_ARGUMENT;
-	pbd_body *c = pbd_cloth_find(world, id, &r);
+	pbd_body *c = named_cloth(world, id, &r);
 	if (!c)
 		return r;
 	if (!share || count == 0) {
@@ -630,7 +631,7 @@ const uint32_t *pbd_cloth_vertex_origins(const pbd_world *world, pbd_cloth_id id
 	if (vertex_count)
 		*vertex_count = 0;
 	pbd_result r;
-	pbd_body *c = world ? pbd_cloth_find(world, id, &r) : NULL;
+	pbd_body *c = named_cloth(world, id, &r);
 	if (!c)
 		return NULL;
 	if (vertex_count)
@@ -652,10 +653,8 @@ pbd_result pbd_cloth_pieces(const pbd_world *world, pbd_cloth_id id, uint32_t *t
 {
 	if (out_piece_count)
 		*out_piece_count = 0;
-	if (!world)
-		return PBD_ERR_NULL_ARGUMENT;
 	pbd_result r;
-	pbd_body *c = pbd_cloth_find(world, id, &r);
+	pbd_body *c = named_cloth(world, id, &r);
 	if (!c)
 		return r;
 	pbd_world *w = (pbd_world *)world;  // the allocator's counters only

@@ -807,7 +807,8 @@ static pbd_result create_tear(pbd_world *w, const demo_scene_options *o, demo_sc
 	c.grid.pins = PBD_PIN_EDGE_V0;
 	c.material.tear_strain = TEAR_CURTAIN_STRAIN;
 	c.areal_density = 0.5f;  // a heavy curtain
-	c.material.tether_slack = -1.0f;  // tethers would hold the cloth together from its pins
+	// Tethers (the default slack) keep a fine curtain from stretching, and tearing, at its pins
+	// under its own weight; where the ball pushes it they hold it back, so it tears there.
 	axis_angle(c.rotation, 1, 0, 0, 90.0f);  // hangs in the plane z = 0, row 0 on top
 	c.position[0] = TEAR_CURTAIN_X;
 	c.position[1] = 1.1f;

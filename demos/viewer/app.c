@@ -55,6 +55,7 @@ bool app_load_scene(app *a, const demo_scene *scene, bool keep_params)
 	a->state = state;
 	a->scene = scene;
 	a->dragging = false;
+	a->holding = false;
 	a->accumulator = 0.0;
 	a->sim_time = 0.0;  // t on the overlay is the scene's own time
 	a->status_time = 0.0;
@@ -129,6 +130,8 @@ void app_next_material(app *a)
 
 void app_follow_drag(app *a)
 {
+	if (a->holding)
+		pbd_grab_move(a->world, a->hold, a->hold_target);
 	if (!a->dragging)
 		return;
 	// Keep the grabbed vertex under the cursor, at the depth where it was grabbed.
@@ -289,11 +292,14 @@ static void draw_pins_and_normals(app *a)
 // vertex may lag behind the cursor or be held off by a collider.
 static void draw_grab_line(app *a)
 {
-	if (!a->dragging || !a->drag_point_known)
-		return;
 	mat4 view_proj;
 	camera_view_proj(&a->cam, a->width, a->height, view_proj);
 	float sx, sy;
+	static const float hold[4] = {0.45f, 0.8f, 1.0f, 1.0f};
+	if (a->holding && to_screen(a, view_proj, a->hold_target, &sx, &sy))
+		renderer_panel(a->render, sx - 4.0f, sy - 4.0f, 8.0f, 8.0f, hold);  // where the right button holds
+	if (!a->dragging || !a->drag_point_known)
+		return;
 	if (!to_screen(a, view_proj, a->drag_point, &sx, &sy))
 		return;  // behind the camera
 	static const float line[4] = {1.0f, 0.85f, 0.35f, 0.9f}, dot[4] = {1.0f, 0.85f, 0.35f, 1.0f};
@@ -650,6 +656,19 @@ static void pin_where_it_is(app *a)
 		pbd_cloth_pin_vertex(a->world, a->drag_cloth, a->drag_vertex, x + 3 * a->drag_vertex);
 }
 
+// A cloth that tears is grabbed as a hand would: stiffer than the cloth and with no limit on
+// its pull (a cloth as stiff as cotton stretches 20% under hundreds of newtons per metre; the
+// default grab, a soft spring pulling at most twice the cloth's weight, lifts a cloth but
+// cannot tear it). Others keep the default grab.
+static void grab_for_tearing(const app *a, pbd_cloth_id cloth, pbd_grab_def *gd)
+{
+	pbd_cloth_material m;
+	if (pbd_cloth_get_material(a->world, cloth, &m) != PBD_OK || m.tear_strain <= 0.0f)
+		return;
+	gd->compliance = 1e-8f;
+	gd->max_force = 1e9f;
+}
+
 // Grabs the picked vertex with the engine's grab. A pinned vertex is let go of its pin for
 // the drag and grabbed alone (its neighbours keep hanging from it), as stiffly as the grab
 // allows, with enough force to carry its cloth: the pin, too, cannot be dragged into a collider
@@ -659,6 +678,7 @@ static bool begin_drag(app *a)
 	pbd_grab_def gd = pbd_grab_def_default();
 	gd.cloth = a->drag_cloth;
 	gd.vertex = a->drag_vertex;
+	grab_for_tearing(a, a->drag_cloth, &gd);
 	if (a->drag_was_pinned) {
 		if (pbd_cloth_release_vertex(a->world, a->drag_cloth, a->drag_vertex) != PBD_OK) {
 			app_set_status(a, "cannot drag this pin: %s", pbd_world_last_error(a->world));
@@ -675,8 +695,42 @@ static bool begin_drag(app *a)
 	return true;
 }
 
+// The right button on a free vertex of the cloth: a grab that holds it where it is.
+static bool begin_hold(app *a)
+{
+	pbd_cloth_id cloth;
+	int vertex;
+	float depth, w = 0.0f;
+	if (!pick(a, &cloth, &vertex, &depth))
+		return false;
+	pbd_cloth_get_inverse_mass(a->world, cloth, vertex, &w);
+	int n = 0;
+	const float *x = pbd_cloth_positions(a->world, cloth, &n);
+	if (w == 0.0f || !x || vertex >= n)
+		return false;  // a pin holds itself
+	pbd_grab_def gd = pbd_grab_def_default();
+	gd.cloth = cloth;
+	gd.vertex = vertex;
+	grab_for_tearing(a, cloth, &gd);
+	if (pbd_grab_begin(a->world, &gd, &a->hold) != PBD_OK) {
+		app_set_status(a, "cannot hold: %s", pbd_world_last_error(a->world));
+		return false;
+	}
+	memcpy(a->hold_target, x + 3 * vertex, sizeof a->hold_target);
+	return true;
+}
+
 void app_mouse_button(app *a, int button, bool down, bool shift)
 {
+	if (down && button == 1 && !shift && !a->holding && begin_hold(a)) {
+		a->holding = true;
+		return;  // held, not panned
+	}
+	if (!down && button == 1 && a->holding) {
+		pbd_grab_end(a->world, a->hold);
+		a->holding = false;
+		return;
+	}
 	if (down) {
 		a->mouse_button = button;
 		if (button == 0 && !shift && pick(a, &a->drag_cloth, &a->drag_vertex, &a->drag_depth)) {
@@ -728,6 +782,9 @@ bool app_dump_obj(app *a, const char *path)
 	if (a->dragging)
 		fprintf(f, "# drag vertex %d pinned %d target %.9g %.9g %.9g\n", a->drag_vertex, a->drag_was_pinned ? 1 : 0,
 			(double)a->drag_target[0], (double)a->drag_target[1], (double)a->drag_target[2]);
+	if (a->holding)
+		fprintf(f, "# hold target %.9g %.9g %.9g\n", (double)a->hold_target[0], (double)a->hold_target[1],
+			(double)a->hold_target[2]);
 	int bad = demo_write_obj(f, a->world, &a->state);
 	if (fclose(f) != 0 || bad) {
 		fprintf(stderr, "pbd-viewer: error writing %s\n", path);

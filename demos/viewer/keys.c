@@ -213,7 +213,8 @@ void keys_print_help(FILE *out)
 	}
 	fprintf(out, "mouse: left-drag on the cloth pulls it by a spring (a line shows the pull; colliders and\n"
 		     "       contacts can stop it; a pin is pulled the same way and pinned again where it is\n"
-		     "       let go), left-drag elsewhere orbits, right-drag or shift+left-drag pans, the wheel zooms\n");
+		     "       let go), left-drag elsewhere orbits, right-drag or shift+left-drag pans, the wheel zooms;\n"
+		     "       the right button held on the cloth holds it there while the left one pulls (tear it)\n");
 }
 
 int keys_param_lines(const app *a, char lines[][96], int capacity)

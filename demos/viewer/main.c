@@ -198,7 +198,8 @@ static void on_mouse_button(GLFWwindow *w, int button, int action, int mods)
 	bool down = action == GLFW_PRESS, shift = (mods & GLFW_MOD_SHIFT) != 0;
 	// A plain left press picks the cloth and its release lets go: both need the world, so
 	// while a step runs they wait for it (in order). Panning and orbiting do not.
-	bool needs_world = b == 0 && (down ? !shift : a->dragging || a->queued_count > 0);
+	bool needs_world = (b == 0 && (down ? !shift : a->dragging || a->queued_count > 0)) ||
+			   (b == 1 && (down ? !shift : a->holding || a->queued_count > 0));
 	if (a->stepping && needs_world) {
 		input_event e = {.kind = INPUT_MOUSE_BUTTON, .button = b, .down = down, .shift = shift};
 		app_queue_input(a, &e);

@@ -129,6 +129,11 @@ typedef struct app {
 	pbd_attachment_id grab;       // the engine's grab of a free vertex (pbd_grab_begin)
 	float drag_depth;             // distance of the grabbed point along the view direction
 	float drag_target[3];         // where the cursor pulls the dragged vertex now
+	// The right button held on the cloth: a second grab that holds its vertex where it was
+	// taken while the left button pulls elsewhere (two hands: pull a sheet apart, tear it).
+	bool holding;
+	pbd_attachment_id hold;
+	float hold_target[3];
 	// What the overlay shows of the world, copied at the last sync (app_sync): frames drawn
 	// while a step runs read these, never the world.
 	char param_lines[16][96];
