@@ -422,7 +422,7 @@ static int tear_scene_comes_apart(void) { return tear_scene_run(0, 260, true); }
 
 // At one substep a step stretches cloth far more, so both cloths tear to shreds: still nothing
 // crosses and nothing is flung.
-static int tear_scene_one_substep(void) { return tear_scene_run(1, 90, false); }
+static int tear_scene_one_substep(void) { return tear_scene_run(1, 70, false); }
 
 // A line weakened to half the tear strain decides where a pulled sheet parts: every triangle
 // left of it stays with the left hand, every one right of it with the right.
