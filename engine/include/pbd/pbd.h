@@ -503,7 +503,9 @@ PBD_API const float *pbd_cloth_velocities(const pbd_world *world, pbd_cloth_id i
 /// cloth's vertex count, else PBD_ERR_BAD_COUNT); pinned vertices and those of exact
 /// attachments keep theirs (their paths set them). Each speed within PBD_MAX_SPEED. On failure nothing changes.
 PBD_API pbd_result pbd_cloth_set_velocities(pbd_world *world, pbd_cloth_id id, const float *xyz, int count);
-/// Triangle indices (3 per triangle, into the cloth's vertices); constant for the cloth's life.
+/// Triangle indices (3 per triangle, into the cloth's vertices). Their count and order are the
+/// cloth's for life; a tear gives some triangles a new vertex (see Tearing below). Valid until
+/// the next step or tear.
 PBD_API const uint32_t *pbd_cloth_indices(const pbd_world *world, pbd_cloth_id id, int *triangle_count);
 /// Copies up to `capacity` vertices' positions (float[3] each) into out.
 PBD_API pbd_result pbd_cloth_copy_positions(const pbd_world *world, pbd_cloth_id id, float *out, int capacity);
@@ -535,8 +537,12 @@ PBD_API pbd_result pbd_cloth_teleport(pbd_world *world, pbd_cloth_id id, const f
 // crossing, and the new boundary edges collide from the next substep on. Pinned vertices do
 // not split. The pieces stay one cloth (one id, one material): pbd_cloth_pieces tells them
 // apart, pbd_cloth_vertex_origins says where each vertex came from, and pbd_cloth_positions
-// and pbd_cloth_indices give the new counts. Buffers sized for the vertex count before a tear
-// are too small after it (the copy functions then fail with PBD_ERR_BAD_COUNT).
+// and pbd_cloth_indices give the new counts. A buffer sized for the vertex count before a tear
+// is too small after it: the copy functions copy only the vertices it holds, and
+// pbd_cloth_set_velocities wants the new count. The tear happens at the end of
+// pbd_world_step (stats.tear_splits counts them); the step returns PBD_ERR_OUT_OF_MEMORY when
+// memory ran out for one (the cloth then stayed whole). Pieces that were neighbours keep a
+// small distance (the gap the tear opened) rather than none.
 
 /// Splits `vertex` of a cloth with the plane through it of the given normal: its triangles
 /// whose centres lie on the normal's side move to a new vertex, whose index goes to
@@ -561,7 +567,7 @@ PBD_API pbd_result pbd_cloth_set_tear_weakness(pbd_world *world, pbd_cloth_id id
 /// that never split; a vertex split twice gives two new vertices with the same origin).
 /// Valid until the next step or tear.
 PBD_API const uint32_t *pbd_cloth_vertex_origins(const pbd_world *world, pbd_cloth_id id, int *vertex_count);
-/// Labels each triangle with its piece (triangles joined through shared edges form one piece),
+/// Labels each triangle with its piece (triangles joined through shared vertices form one piece),
 /// pieces numbered 0.. in the order of their first triangle. triangle_piece may be NULL (only
 /// the count); else it must hold the cloth's triangle count (PBD_ERR_BAD_COUNT if capacity is
 /// smaller).
