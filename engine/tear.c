@@ -29,6 +29,8 @@
 // more goes on in the next steps.
 #define SPLITS_PER_STEP_MIN 32
 #define SPLITS_PER_STEP_SHARE 64  // plus one per this many vertices
+// A vertex with more triangles around it than this does not split (a grid vertex has 4 or 8).
+#define FAN_MAX 64
 
 typedef struct tear_batch {
 	pbd_world *w;
@@ -176,8 +178,8 @@ static corner_set batch_triangle(const tear_batch *b, int t, uint32_t v, const p
 static bool fan_clear(const tear_batch *b, uint32_t v, const uint32_t *fan, int fan_count, const pbd_v3 at[2])
 {
 	const pbd_world *w = b->w;
-	corner_set moved[64];
-	box_d boxes[64];
+	corner_set moved[FAN_MAX];
+	box_d boxes[FAN_MAX];
 	box_d all = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
 	for (int k = 0; k < fan_count; ++k) {
 		moved[k] = batch_triangle(b, (int)fan[k], v, at);
@@ -214,6 +216,16 @@ static bool fan_clear(const tear_batch *b, uint32_t v, const uint32_t *fan, int 
 
 // ---- Splitting one vertex
 
+// The triangles around v (the cloth's list, which a batch does not change); false for a
+// vertex with more than FAN_MAX, which does not split.
+static bool fan_of(const tear_batch *b, uint32_t v, const uint32_t **fan, int *count)
+{
+	int start = b->c->vertex_triangle_start[v];
+	*fan = b->c->vertex_triangles + start;
+	*count = b->c->vertex_triangle_start[v + 1] - start;
+	return *count <= FAN_MAX;
+}
+
 // The shortest edge at v among its triangles, in the posed and in the rest shape.
 static void shortest_edges(const tear_batch *b, uint32_t v, const uint32_t *fan, int n, float *posed, float *rest)
 {
@@ -235,12 +247,14 @@ static bool split_vertex(tear_batch *b, uint32_t v, const uint8_t *sides, pbd_v3
 {
 	pbd_world *w = b->w;
 	const pbd_body *c = b->c;
-	int fs = c->vertex_triangle_start[v], fe = c->vertex_triangle_start[v + 1], n_fan = fe - fs;
-	const uint32_t *fan = c->vertex_triangles + fs;
+	const uint32_t *fan;
+	int n_fan;
+	if (!fan_of(b, v, &fan, &n_fan))
+		return false;
 	int moving = 0;
 	for (int k = 0; k < n_fan; ++k)
 		moving += sides[k];
-	if (moving == 0 || moving == n_fan || n_fan > 64 || b->split[v] || b->count >= b->capacity ||
+	if (moving == 0 || moving == n_fan || b->split[v] || b->count >= b->capacity ||
 	    w->particles.pinned[c->first + (int)v])
 		return false;
 	// Rest areas and centres of both sides: the mass divides by area, and the rest shape opens
@@ -303,15 +317,15 @@ static bool split_vertex(tear_batch *b, uint32_t v, const uint8_t *sides, pbd_v3
 // Splits v with the plane through it of normal n.
 static bool split_across(tear_batch *b, uint32_t v, pbd_v3 n)
 {
-	const pbd_body *c = b->c;
-	int fs = c->vertex_triangle_start[v], fe = c->vertex_triangle_start[v + 1];
-	uint8_t sides[64];
-	if (fe - fs > 64)
+	const uint32_t *fan;
+	int count;
+	uint8_t sides[FAN_MAX];
+	if (!fan_of(b, v, &fan, &count))
 		return false;
-	for (int k = fs; k < fe; ++k) {
-		const uint32_t *f = b->tri + 3 * c->vertex_triangles[k];
+	for (int k = 0; k < count; ++k) {
+		const uint32_t *f = b->tri + 3 * fan[k];
 		pbd_v3 centre = v3_scale(v3_add(v3_add(b->pos[f[0]], b->pos[f[1]]), b->pos[f[2]]), 1.0f / 3.0f);
-		sides[k - fs] = v3_dot(v3_sub(centre, b->pos[v]), n) > 0.0f;
+		sides[k] = v3_dot(v3_sub(centre, b->pos[v]), n) > 0.0f;
 	}
 	return split_vertex(b, v, sides, n);
 }
@@ -321,14 +335,14 @@ static bool split_across(tear_batch *b, uint32_t v, pbd_v3 n)
 // split across it: all of v's triangles lie on u's side of v (v on a border or a lip).
 static bool split_from_edge(tear_batch *b, uint32_t v, uint32_t u, pbd_v3 n)
 {
-	const pbd_body *c = b->c;
-	int fs = c->vertex_triangle_start[v], fe = c->vertex_triangle_start[v + 1];
-	uint8_t sides[64];
-	if (fe - fs > 64)
+	const uint32_t *fan;
+	int count;
+	uint8_t sides[FAN_MAX];
+	if (!fan_of(b, v, &fan, &count))
 		return false;
-	for (int k = fs; k < fe; ++k) {
-		const uint32_t *f = b->tri + 3 * c->vertex_triangles[k];
-		sides[k - fs] = f[0] == u || f[1] == u || f[2] == u;
+	for (int k = 0; k < count; ++k) {
+		const uint32_t *f = b->tri + 3 * fan[k];
+		sides[k] = f[0] == u || f[1] == u || f[2] == u;
 	}
 	return split_vertex(b, v, sides, n);
 }
@@ -584,12 +598,13 @@ pbd_result pbd_cloth_cut(pbd_world *world, pbd_cloth_id id, const float point[3]
 	for (int v = 0; v < b.old_count; ++v) {
 		if (!(v3_len(v3_sub(b.pos[v], o)) <= reach))
 			continue;
-		int fs = c->vertex_triangle_start[v], fe = c->vertex_triangle_start[v + 1];
-		uint8_t sides[64];
-		if (fe - fs > 64)
+		const uint32_t *fan;
+		int count;
+		uint8_t sides[FAN_MAX];
+		if (!fan_of(&b, (uint32_t)v, &fan, &count))
 			continue;
-		for (int k = fs; k < fe; ++k)
-			sides[k - fs] = side[c->vertex_triangles[k]];
+		for (int k = 0; k < count; ++k)
+			sides[k] = side[fan[k]];
 		split_vertex(&b, (uint32_t)v, sides, n);
 	}
 	int splits = b.splits;
@@ -600,8 +615,6 @@ pbd_result pbd_cloth_cut(pbd_world *world, pbd_cloth_id id, const float point[3]
 	pbd_free_array(world, side, (size_t)c->triangle_count, sizeof *side);
 	return r;
 }
-
-// ---- Queries
 
 pbd_result pbd_cloth_set_tear_weakness(pbd_world *world, pbd_cloth_id id, const float *share, int count)
 {
@@ -625,6 +638,8 @@ pbd_result pbd_cloth_set_tear_weakness(pbd_world *world, pbd_cloth_id id, const 
 	memcpy(c->tear_share, share, (size_t)count * sizeof *share);
 	return PBD_OK;
 }
+
+// ---- Queries
 
 const uint32_t *pbd_cloth_vertex_origins(const pbd_world *world, pbd_cloth_id id, int *vertex_count)
 {

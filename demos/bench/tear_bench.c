@@ -42,17 +42,26 @@ static long crossings(const pbd_world *w, const demo_scene_state *st)
 	return check_count_intersections(meshes, st->cloth_count);
 }
 
+// The tear scene at res x res in a fresh world; false (with the world's message in err) when
+// it cannot load.
+static bool load_tear(int res, const demo_scene **scene, pbd_world **w, demo_scene_state *st, char *err, size_t size)
+{
+	demo_scene_options o = {0};
+	o.res = res;
+	*scene = demo_scene_find("tear");
+	snprintf(err, size, "no tear scene");
+	return *scene && demo_scene_load(*scene, &o, NULL, w, st, err, size) == PBD_OK;
+}
+
 // Runs the scene to frame f, then frames f and f + 1, with tearing (the world as the run had
 // it) or with tearing switched off from frame f on: their step times.
 static int replay(int res, int f, bool tear, double ms[2])
 {
-	const demo_scene *scene = demo_scene_find("tear");
-	demo_scene_options o = {0};
-	o.res = res;
+	const demo_scene *scene;
 	pbd_world *w;
 	demo_scene_state st;
 	char err[256];
-	if (demo_scene_load(scene, &o, NULL, &w, &st, err, sizeof err) != PBD_OK)
+	if (!load_tear(res, &scene, &w, &st, err, sizeof err))
 		return -1;
 	for (int k = 0; k < f + 2; ++k) {
 		if (k == f && !tear)
@@ -93,13 +102,11 @@ static double tear_overhead(int res, const int *tearing_frames, int n, double *w
 
 static void tear_row(int res)
 {
-	const demo_scene *scene = demo_scene_find("tear");
-	demo_scene_options o = {0};
-	o.res = res;
+	const demo_scene *scene;
 	pbd_world *w;
 	demo_scene_state st;
 	char err[256];
-	if (!scene || demo_scene_load(scene, &o, NULL, &w, &st, err, sizeof err) != PBD_OK) {
+	if (!load_tear(res, &scene, &w, &st, err, sizeof err)) {
 		printf("tear %dx%d: cannot load (%s)\n", res, res, err);
 		return;
 	}
