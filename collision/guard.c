@@ -284,8 +284,33 @@ int pbd_guard_run(pbd_world *w, int64_t *tested)
 	return caught;
 }
 
+void pbd_guard_record_stops(pbd_world *w)
+{
+	if (w->guard.stamped == 0)
+		return;
+	if (!pbd_reserve_array(w, (void **)&w->guard.stopped, &w->guard.stopped_capacity, w->particles.count,
+			       sizeof *w->guard.stopped)) {
+		w->guard.stopped_lost = true;
+		return;
+	}
+	for (int i = 0; i < w->particles.count; ++i)
+		if (w->guard.stamp[i] != 0 && !w->guard.stopped[i]) {
+			w->guard.stopped[i] = 1;
+			w->guard.stopped_count++;
+		}
+}
+
+void pbd_guard_forget_stops(pbd_world *w)
+{
+	if (w->guard.stopped_count > 0)
+		memset(w->guard.stopped, 0, (size_t)w->guard.stopped_capacity * sizeof *w->guard.stopped);
+	w->guard.stopped_count = 0;
+	w->guard.stopped_lost = false;
+}
+
 void pbd_guard_free(pbd_world *w)
 {
+	pbd_free_array(w, w->guard.stopped, (size_t)w->guard.stopped_capacity, sizeof *w->guard.stopped);
 	pbd_free_array(w, w->guard.stamp, (size_t)w->guard.stamp_capacity, sizeof *w->guard.stamp);
 	pbd_free_array(w, w->guard.live, (size_t)w->guard.live_capacity, sizeof *w->guard.live);
 	pbd_free_array(w, w->guard.pairs, (size_t)w->guard.pairs_capacity, sizeof *w->guard.pairs);

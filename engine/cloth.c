@@ -680,6 +680,7 @@ void pbd_body_remove(pbd_world *world, pbd_body *c)
 	// The contacts name particles by index: they are void, and the lists are rebuilt.
 	pbd_collider_contacts_clear(world);
 	pbd_pairs_clear(world);
+	pbd_guard_forget_stops(world);
 	world->topology.dirty = true;
 }
 

@@ -404,6 +404,7 @@ static void begin_step(pbd_world *w, pbd_step_context *ctx)
 	w->stats.candidate_pairs_peak = 0;  // raised by each pair search
 	refresh_tethers(w);
 	pbd_pairs_step_begin(w);
+	pbd_guard_forget_stops(w);  // pbd_world_get_contacts lists this step's
 	ctx->air = pbd_air_is_on(w);
 }
 
@@ -557,6 +558,7 @@ static void guard_motion(pbd_world *w, pbd_step_context *ctx)
 	for (int search = 0; search <= GUARD_MAX_SEARCHES; ++search) {
 		pbd_pairs_sweep_drift(w);  // the guard skips the pairs whose sweeps stay apart
 		ctx->ccd_hits += pbd_guard_run(w, &ctx->ccd_tested);
+		pbd_guard_record_stops(w);
 		if (pbd_pairs_hold(w, ctx->h)) {
 			checked = true;
 			break;

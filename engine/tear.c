@@ -399,6 +399,7 @@ static pbd_result batch_commit(tear_batch *b)
 	// The contact lists name particles by index: they are found again.
 	pbd_collider_contacts_clear(w);
 	pbd_pairs_clear(w);
+	pbd_guard_forget_stops(w);
 	w->topology.dirty = true;
 	pbd_body_refresh_outputs(w, c);
 	return PBD_OK;

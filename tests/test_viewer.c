@@ -234,6 +234,53 @@ static int pins_and_normals_drawn(void)
 	return 0;
 }
 
+// Within 3 of a colour in every channel.
+static bool near_color(const unsigned char *px, int r, int g, int b)
+{
+	return abs(px[0] - r) <= 3 && abs(px[1] - g) <= 3 && abs(px[2] - b) <= 3;
+}
+
+static long count_color(const char *path, int r, int g, int b)
+{
+	int w, h;
+	unsigned char *p = load_png(path, &w, &h);
+	if (!p)
+		return -1;
+	long n = 0;
+	for (long i = 0; i < (long)w * h; ++i)
+		n += near_color(p + 3 * i, r, g, b);
+	stbi_image_free(p);
+	return n;
+}
+
+// The debug views: in stack, V draws the cloth-cloth contacts (edge-edge in magenta,
+// vertex-triangle in green) and E the candidate pairs; in bullet, Z flashes the guard's stops
+// (red). Without the keys none of those colours is on screen.
+static int debug_views_drawn(void)
+{
+	char plain[400], shown[400], bullet_plain[400], bullet_z[400], args[1200];
+	snprintf(plain, sizeof plain, "%s/stack.png", g_dir);
+	snprintf(shown, sizeof shown, "%s/stack_v.png", g_dir);
+	snprintf(bullet_plain, sizeof bullet_plain, "%s/bullet.png", g_dir);
+	snprintf(bullet_z, sizeof bullet_z, "%s/bullet_z.png", g_dir);
+	snprintf(args, sizeof args, "--scene stack --frames 120 --keys 1:tab --screenshot '%s'", plain);
+	CHECK(run_viewer(args, NULL, 0) == 0);
+	snprintf(args, sizeof args, "--scene stack --frames 120 --keys 1:tab,1:V,1:E --screenshot '%s'", shown);
+	CHECK(run_viewer(args, NULL, 0) == 0);
+	snprintf(args, sizeof args, "--scene bullet --frames 40 --keys 1:tab --screenshot '%s'", bullet_plain);
+	CHECK(run_viewer(args, NULL, 0) == 0);
+	snprintf(args, sizeof args, "--scene bullet --frames 40 --keys 1:tab,1:Z --screenshot '%s'", bullet_z);
+	CHECK(run_viewer(args, NULL, 0) == 0);
+	long edge_plain = count_color(plain, 242, 102, 242), edge_v = count_color(shown, 242, 102, 242);
+	long vt_plain = count_color(plain, 89, 242, 115), vt_v = count_color(shown, 89, 242, 115);
+	long stop_plain = count_color(bullet_plain, 255, 38, 25), stop_z = count_color(bullet_z, 255, 38, 25);
+	fprintf(stderr, "edge-edge pixels %ld / %ld, vertex-triangle %ld / %ld, guard stops %ld / %ld (without / with)\n",
+		edge_plain, edge_v, vt_plain, vt_v, stop_plain, stop_z);
+	CHECK(edge_plain < 20 && vt_plain < 20 && stop_plain < 20);
+	CHECK(edge_v > 500 && vt_v > 100 && stop_z > 30);
+	return 0;
+}
+
 // Lowering the stretch stiffness through --keys changes the picture (the cloth sags); the
 // same flags again give the same bytes.
 static int keys_change_picture(void)
@@ -539,6 +586,7 @@ int main(int argc, char **argv)
 		TEST(unknown_scene),         TEST(bad_keys),            TEST(escape_and_scene_keys),
 		SLOW_TEST(bracket_keys_reach_every_scene), TEST(tab_hides_panel), TEST(camera_frame_fits_box),
 		TEST(frame_key_shows_cloth), TEST(help_lists_scenes_and_fits), TEST(pins_and_normals_drawn),
+		TEST(debug_views_drawn),
 	};
 	char *args[2] = {argv[0], argv[1]};
 	int r = test_main(2, args, cases, (int)(sizeof cases / sizeof cases[0]));

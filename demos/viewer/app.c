@@ -288,6 +288,137 @@ static void draw_pins_and_normals(app *a)
 		}
 }
 
+// ---- Debug views: contacts (V), candidate pairs (E), the guard's stops (Z).
+
+enum {
+	MAX_DRAWN_CONTACTS = 12000,   // a dot and a normal each
+	MAX_DRAWN_CANDIDATES = 16000, // a line each
+	MAX_FLASHES = 2000,
+};
+static const double kFlashSeconds = 0.5;  // simulated time a guard stop stays lit
+static const float kDebugPanel[4] = {0.05f, 0.06f, 0.08f, 0.72f};
+static const unsigned char kDebugText[4] = {235, 238, 242, 255};
+
+// The points of one filter, at most `cap` of them, into *items; *total gets how many exist.
+static int copy_contact_points(app *a, pbd_contact_filter filter, pbd_contact_point **items, int *capacity,
+			       int cap, int *total)
+{
+	*total = 0;
+	if (pbd_world_get_contacts(a->world, filter, NULL, 0, total) != PBD_OK || *total == 0)
+		return 0;
+	int n = *total < cap ? *total : cap;
+	if (!reserve_items((void **)items, capacity, n, sizeof **items))
+		return 0;
+	int all = 0;
+	pbd_world_get_contacts(a->world, filter, *items, n, &all);
+	return n;
+}
+
+// Guard stops of the step just taken join the flashes (once per step: a paused window syncs
+// every frame); flashes older than kFlashSeconds go.
+static void copy_guard_stops(app *a)
+{
+	int kept = 0;
+	for (int i = 0; i < a->flash_count; ++i)
+		if (a->sim_time - a->flashes[i].time < kFlashSeconds)
+			a->flashes[kept++] = a->flashes[i];
+	a->flash_count = kept;
+	int64_t step = pbd_world_get_stats(a->world).steps;
+	if (step == a->flash_step)
+		return;
+	a->flash_step = step;
+	pbd_contact_point *stops = NULL;
+	int capacity = 0, total = 0;
+	int n = copy_contact_points(a, PBD_CONTACTS_GUARD_STOPS, &stops, &capacity, MAX_FLASHES, &total);
+	for (int i = 0; i < n && a->flash_count < MAX_FLASHES; ++i)
+		if (reserve_items((void **)&a->flashes, &a->flash_capacity, a->flash_count + 1, sizeof *a->flashes)) {
+			viewer_flash *f = &a->flashes[a->flash_count++];
+			memcpy(f->position, stops[i].a, sizeof f->position);
+			f->time = a->sim_time;
+		}
+	free(stops);
+}
+
+static void copy_debug_views(app *a)
+{
+	a->contact_count = a->candidate_count = 0;
+	memset(a->contact_kinds, 0, sizeof a->contact_kinds);
+	if (a->show_contacts) {
+		a->contact_count = copy_contact_points(a, PBD_CONTACTS_TOUCHING, &a->contacts, &a->contact_capacity,
+						       MAX_DRAWN_CONTACTS, &a->contact_total);
+		for (int i = 0; i < a->contact_count; ++i)
+			a->contact_kinds[a->contacts[i].kind]++;
+	}
+	if (a->show_candidates)
+		a->candidate_count = copy_contact_points(a, PBD_CONTACTS_CANDIDATES, &a->candidates,
+							 &a->candidate_capacity, MAX_DRAWN_CANDIDATES, &a->candidate_total);
+	if (a->show_guard_stops)
+		copy_guard_stops(a);
+	else
+		a->flash_count = 0;
+}
+
+// Colours by pbd_contact_kind: collider, vertex-triangle, edge-edge, particle, guard.
+static const float kKindColor[5][4] = {
+	{1.0f, 0.55f, 0.15f, 1.0f}, {0.35f, 0.95f, 0.45f, 1.0f}, {0.95f, 0.4f, 0.95f, 1.0f},
+	{1.0f, 0.95f, 0.3f, 1.0f},  {1.0f, 0.15f, 0.1f, 1.0f},
+};
+
+static void draw_debug_views(app *a, float scale, float line)
+{
+	mat4 view_proj;
+	camera_view_proj(&a->cam, a->width, a->height, view_proj);
+	float sx, sy, tx, ty;
+	const float normal_length = 0.03f;  // m
+	for (int i = 0; i < a->candidate_count; ++i) {
+		const pbd_contact_point *c = &a->candidates[i];
+		const float *k = kKindColor[c->kind];
+		const float dim[4] = {k[0], k[1], k[2], 0.35f};
+		if (to_screen(a, view_proj, c->a, &sx, &sy) && to_screen(a, view_proj, c->b, &tx, &ty))
+			renderer_line(a->render, sx, sy, tx, ty, 1.0f, dim);
+	}
+	for (int i = 0; i < a->contact_count; ++i) {
+		const pbd_contact_point *c = &a->contacts[i];
+		float tip[3];
+		for (int j = 0; j < 3; ++j)
+			tip[j] = c->b[j] + normal_length * c->normal[j];
+		if (!to_screen(a, view_proj, c->b, &sx, &sy))
+			continue;
+		if (to_screen(a, view_proj, tip, &tx, &ty))
+			renderer_line(a->render, sx, sy, tx, ty, 1.0f, kKindColor[c->kind]);
+		renderer_panel(a->render, sx - 1.5f, sy - 1.5f, 3.0f, 3.0f, kKindColor[c->kind]);
+	}
+	for (int i = 0; i < a->flash_count; ++i) {
+		float age = (float)((a->sim_time - a->flashes[i].time) / kFlashSeconds);
+		const float *k = kKindColor[PBD_CONTACT_KIND_GUARD];
+		const float lit[4] = {k[0], k[1], k[2], 1.0f - 0.8f * fminf(fmaxf(age, 0.0f), 1.0f)};
+		float half = 5.0f - 2.0f * fminf(fmaxf(age, 0.0f), 1.0f);
+		if (to_screen(a, view_proj, a->flashes[i].position, &sx, &sy))
+			renderer_panel(a->render, sx - half, sy - half, 2.0f * half, 2.0f * half, lit);
+	}
+	// A line of figures for what is shown, above the status line.
+	char text[256];
+	int at = 0;
+	text[0] = '\0';
+	if (a->show_contacts)
+		at += snprintf(text + at, sizeof text - (size_t)at,
+			       "contacts %d (collider %d, vertex-triangle %d, edge-edge %d, particle %d)%s   ",
+			       a->contact_total, a->contact_kinds[PBD_CONTACT_KIND_COLLIDER],
+			       a->contact_kinds[PBD_CONTACT_KIND_VERTEX_TRIANGLE], a->contact_kinds[PBD_CONTACT_KIND_EDGE_EDGE],
+			       a->contact_kinds[PBD_CONTACT_KIND_PARTICLE],
+			       a->contact_total > a->contact_count ? " (first ones drawn)" : "");
+	if (a->show_candidates && at < (int)sizeof text)
+		at += snprintf(text + at, sizeof text - (size_t)at, "candidates %d%s   ", a->candidate_total,
+			       a->candidate_total > a->candidate_count ? " (first ones drawn)" : "");
+	if (a->show_guard_stops && at < (int)sizeof text)
+		snprintf(text + at, sizeof text - (size_t)at, "guard stops lit %d", a->flash_count);
+	if (text[0]) {
+		float y = (float)a->height - 34.0f - line * 1.6f, w = renderer_text_width(text, scale);
+		renderer_panel(a->render, 4.0f, y - 4.0f, w + 16.0f, line + 8.0f, kDebugPanel);
+		renderer_text(a->render, 12.0f, y, scale, text, kDebugText);
+	}
+}
+
 // While dragging, a line from the cursor to the grabbed vertex: the grab is a spring, so the
 // vertex may lag behind the cursor or be held off by a collider.
 static void draw_grab_line(app *a)
@@ -487,6 +618,7 @@ static void draw_overlay(app *a)
 	// Text grows with the window: 1.5x at 720 rows, never below 1x.
 	const float scale = fmaxf(1.0f, 1.5f * (float)a->height / 720.0f), line = 11.0f * scale;
 	renderer_begin_overlay(r, a->width, a->height);
+	draw_debug_views(a, scale, line);
 	draw_pins_and_normals(a);
 	if (a->show_panel)
 		draw_panel(a, scale, line);
@@ -509,6 +641,7 @@ void app_sync(app *a)
 	renderer_sync(a->render, a->world, &a->state);
 	a->param_line_count = keys_param_lines(a, a->param_lines, 16);
 	copy_pins_and_normals(a);
+	copy_debug_views(a);
 	if (a->dump_dir) {  // the world as the next frame shows it
 		char path[4096];
 		snprintf(path, sizeof path, "%s/frame_%05ld.obj", a->dump_dir, a->frame);
@@ -554,9 +687,14 @@ void app_free(app *a)
 {
 	free(a->pins);
 	free(a->normal_lines);
+	free(a->contacts);
+	free(a->candidates);
+	free(a->flashes);
 	a->pins = NULL;
 	a->normal_lines = NULL;
-	a->pin_capacity = a->normal_capacity = 0;
+	a->contacts = a->candidates = NULL;
+	a->flashes = NULL;
+	a->pin_capacity = a->normal_capacity = a->contact_capacity = a->candidate_capacity = a->flash_capacity = 0;
 }
 
 void app_draw(app *a)

@@ -42,6 +42,9 @@ static const key_table *table(void)
 		add(&t, "[", KEY_PREVIOUS_SCENE, "previous scene", NULL);
 		add(&t, "X", KEY_WIREFRAME, "wireframe", NULL);
 		add(&t, "N", KEY_NORMALS, "vertex normals (pinned vertices are always marked)", NULL);
+		add(&t, "V", KEY_CONTACTS, "contacts touching: points and normals, by kind", NULL);
+		add(&t, "E", KEY_CANDIDATES, "candidate pairs of the contact search", NULL);
+		add(&t, "Z", KEY_GUARD_STOPS, "flash where the guard (CCD) stopped a crossing", NULL);
 		add(&t, "H", KEY_HELP, "help overlay", NULL);
 		add(&t, "tab", KEY_PANEL, "hide / show the panel of figures and parameters", NULL);
 		add(&t, "P", KEY_SCREENSHOT, "save a PNG screenshot", NULL);
@@ -148,6 +151,18 @@ bool keys_press(app *a, const char *name, bool shift)
 		case KEY_NORMALS:
 			a->show_normals = !a->show_normals;
 			break;
+		case KEY_CONTACTS:
+			a->show_contacts = !a->show_contacts;
+			app_set_status(a, "contacts %s", a->show_contacts ? "shown" : "hidden");
+			break;
+		case KEY_CANDIDATES:
+			a->show_candidates = !a->show_candidates;
+			app_set_status(a, "candidate pairs %s", a->show_candidates ? "shown" : "hidden");
+			break;
+		case KEY_GUARD_STOPS:
+			a->show_guard_stops = !a->show_guard_stops;
+			app_set_status(a, "guard stops %s", a->show_guard_stops ? "flashed" : "hidden");
+			break;
 		case KEY_HELP:
 			a->show_help = !a->show_help;
 			break;
@@ -185,6 +200,9 @@ bool keys_view_only(const char *name)
 		case KEY_PAUSE:
 		case KEY_WIREFRAME:
 		case KEY_NORMALS:
+		case KEY_CONTACTS:
+		case KEY_CANDIDATES:
+		case KEY_GUARD_STOPS:
 		case KEY_HELP:
 		case KEY_PANEL:
 		case KEY_SCREENSHOT:

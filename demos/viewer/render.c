@@ -27,7 +27,7 @@ typedef struct overlay_vertex {
 	float r, g, b, a;
 } overlay_vertex;
 
-#define OVERLAY_CAPACITY (6 * 20000)
+#define OVERLAY_CAPACITY (6 * 60000)  // quads: the debug views' (app.c caps them) and the text's
 
 // The key light's shadow map: depth seen from the light, over a box around what casts shadows.
 typedef struct shadow_map {

@@ -16,6 +16,12 @@
 #define VIEWER_HISTORY 120
 
 // A pinned vertex as the overlay shows it (and the mouse picks it).
+// A point where the guard stopped a motion short, and the simulated time it was seen.
+typedef struct viewer_flash {
+	float position[3];
+	double time;
+} viewer_flash;
+
 typedef struct viewer_pin {
 	float position[3];
 	int cloth;                    // index in the scene state's cloths
@@ -144,6 +150,17 @@ typedef struct app {
 	int normal_count, normal_capacity;
 	bool drag_point_known;
 	float drag_point[3];          // where the dragged vertex is
+	// Debug views (keys V, E, Z), copied at the last sync: the contacts touching and the
+	// candidate pairs (at most the caps in app.c; the totals count all), and where the guard
+	// stopped motions short, each kept with the simulated time it was seen, to flash.
+	bool show_contacts, show_candidates, show_guard_stops;
+	pbd_contact_point *contacts, *candidates;
+	int contact_count, contact_total, contact_capacity;
+	int candidate_count, candidate_total, candidate_capacity;
+	int contact_kinds[5];         // touching contacts of each pbd_contact_kind
+	viewer_flash *flashes;
+	int flash_count, flash_capacity;
+	int64_t flash_step;           // the world's step whose stops were taken last
 	// Live window: steps run on their own thread (stepper.c); input that needs the world
 	// waits here while one does.
 	bool stepping;
@@ -234,6 +251,9 @@ typedef enum key_action {
 	KEY_PREVIOUS_SCENE, // [ (before the first: the last)
 	KEY_WIREFRAME,
 	KEY_NORMALS,     // short lines along the cloth's vertex normals
+	KEY_CONTACTS,    // the contacts touching: points and normals
+	KEY_CANDIDATES,  // the candidate pairs of the contact search
+	KEY_GUARD_STOPS, // flashes where the guard (CCD) stopped a crossing
 	KEY_HELP,
 	KEY_PANEL,       // Tab: the stats and parameter panel
 	KEY_SCREENSHOT,

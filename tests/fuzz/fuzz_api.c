@@ -184,7 +184,7 @@ static void create_collider(driver *d, reader *r)
 
 static void do_op(driver *d, reader *r)
 {
-	uint8_t op = byte(r) % 20;
+	uint8_t op = byte(r) % 21;
 	int pick = byte(r);
 	pbd_cloth_id cloth = d->cloth_count ? d->cloths[pick % d->cloth_count] : (pbd_cloth_id){0};
 	pbd_collider_id collider = d->collider_count ? d->colliders[pick % d->collider_count] : (pbd_collider_id){0};
@@ -346,6 +346,22 @@ static void do_op(driver *d, reader *r)
 			after(d, pbd_grab_move(d->w, id, p), "pbd_grab_move");
 			if (d->attachment_count < MAX_IDS)
 				d->attachments[d->attachment_count++] = id;
+		}
+		break;
+	}
+	case 20: {  // the contact points, into a buffer of any size (the count must not depend on it)
+		pbd_contact_filter filter = (pbd_contact_filter)(byte(r) % 4);
+		pbd_contact_point few[4];
+		int capacity = byte(r) % 6 - 1, count = 0, all = 0;
+		pbd_result res = pbd_world_get_contacts(d->w, filter, capacity > 0 ? few : NULL,
+						       capacity > 4 ? 4 : capacity, &count);
+		after(d, res, "pbd_world_get_contacts");
+		if (res == PBD_OK) {
+			FUZZ_REQUIRE(pbd_world_get_contacts(d->w, filter, NULL, 0, &all) == PBD_OK && all == count,
+				     "pbd_world_get_contacts counted %d, then %d", count, all);
+			for (int k = 0; k < count && k < capacity && k < 4; ++k)
+				FUZZ_REQUIRE((int)few[k].kind >= 0 && (int)few[k].kind <= PBD_CONTACT_KIND_GUARD,
+					     "contact kind %d", (int)few[k].kind);
 		}
 		break;
 	}

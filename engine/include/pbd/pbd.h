@@ -346,6 +346,59 @@ typedef struct pbd_world_stats {
 /// A copy of the figures of the last step (all zero for a NULL world).
 PBD_API pbd_world_stats pbd_world_get_stats(const pbd_world *world);
 
+/// What a contact point of pbd_world_get_contacts joins.
+typedef enum pbd_contact_kind {
+	PBD_CONTACT_KIND_COLLIDER,        ///< a cloth vertex or free particle against a collider's surface
+	PBD_CONTACT_KIND_VERTEX_TRIANGLE, ///< a cloth vertex or free particle against a cloth triangle
+	PBD_CONTACT_KIND_EDGE_EDGE,       ///< two cloth edges
+	PBD_CONTACT_KIND_PARTICLE,        ///< two free particles, or a free particle and a cloth vertex
+	PBD_CONTACT_KIND_GUARD,           ///< a particle whose motion the guard (CCD) stopped short
+} pbd_contact_kind;
+
+/// Which pairs pbd_world_get_contacts lists, all as they are after the last step.
+typedef enum pbd_contact_filter {
+	/// Pairs touching: no further apart than the distance they keep, plus 1% of it (a contact
+	/// is pushed to that distance and may drift a hair beyond it while it rests).
+	PBD_CONTACTS_TOUCHING,
+	/// Every candidate pair of the last substep, touching or not: what the broad phase kept
+	/// (stats.candidate_pairs), for drawing what the contact search looks at.
+	PBD_CONTACTS_CANDIDATES,
+	/// The particles the guard stopped short of a crossing in any substep of the last step
+	/// (stats.ccd_hits counts the stops), each once, at its position now; a = b.
+	PBD_CONTACTS_GUARD_STOPS,
+} pbd_contact_filter;
+
+/// One contact point, for drawing and debugging (a game's own contact logic may read it too).
+typedef struct pbd_contact_point {
+	pbd_contact_kind kind;
+	/// The first side: the vertex or particle, or the closest point of the first edge.
+	float a[3];
+	/// The second side: the closest point of the collider's surface, the triangle, the second
+	/// edge, or the second particle's centre.
+	float b[3];
+	/// Unit direction from b toward a (for a collider: its outward surface normal at b). Zero
+	/// when a and b coincide.
+	float normal[3];
+	/// |a - b|; for a collider the signed distance from its surface (negative inside).
+	float distance;
+	/// The distance the pair keeps: the contact thickness, the particle's radius, or the sum
+	/// of two particles' radii.
+	float keep;
+} pbd_contact_point;
+
+/// Lists the contact points of the world after its last step. At most `capacity` go to out
+/// (may be NULL with capacity 0); *out_count gets how many there are, which may be more (call
+/// again with room for them). Cloth-cloth and particle pairs come in the order of the
+/// candidate lists, then the vertices' and particles' collider contacts, then the cloth
+/// triangles touching a sphere or capsule between their vertices (a cloth draped over a
+/// sphere rests on those; both filters list only the touching ones); the order is the same
+/// for any thread count.
+/// PBD_ERR_BAD_SHAPE for an unknown filter, PBD_ERR_BAD_COUNT for a negative capacity or a
+/// NULL out with a positive one, PBD_ERR_OUT_OF_MEMORY for GUARD_STOPS when the step could not
+/// keep its record of them.
+PBD_API pbd_result pbd_world_get_contacts(const pbd_world *world, pbd_contact_filter filter, pbd_contact_point *out,
+					  int capacity, int *out_count);
+
 // ---------------------------------------------------------------------------------------------
 // Cloth
 
