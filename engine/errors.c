@@ -28,6 +28,7 @@ const char *pbd_result_string(pbd_result result)
 	case PBD_ERR_OUT_OF_RANGE: return "a value is beyond what the engine can simulate";
 	case PBD_ERR_VERTEX_HELD: return "the vertex is held by an exact attachment";
 	case PBD_ERR_DUPLICATE_TRIANGLE: return "a triangle repeats the three vertices of another";
+	case PBD_ERR_CANCELLED: return "cancelled (a progress callback asked to stop)";
 	}
 	return "unknown result code";
 }

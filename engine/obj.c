@@ -27,6 +27,7 @@ typedef struct obj_parser {
 	int polygons_split;
 	uint32_t *corners;        // one face's corners
 	int corner_capacity;
+	const pbd_obj_options *options; // for its progress callback
 } obj_parser;
 
 static pbd_result say(char *error, size_t capacity, pbd_result code, const char *fmt, ...)
@@ -62,6 +63,19 @@ static bool grow(void **array, int *capacity, int needed, size_t size)
 	*capacity = (int)cap;
 	return true;
 }
+
+// Tells the progress callback, if any, the share done; PBD_ERR_CANCELLED when it says stop.
+static pbd_result report(obj_parser *ps, float done)
+{
+	if (!ps->options->progress || ps->options->progress(done, ps->options->progress_user))
+		return PBD_OK;
+	return say(ps->error, ps->error_capacity, PBD_ERR_CANCELLED, "%s: loading cancelled", ps->name);
+}
+
+// Shares of the progress: parsing the text, then welding, then the topology checks.
+#define PROGRESS_PARSED 0.85f
+#define PROGRESS_WELDED 0.92f
+#define PROGRESS_EVERY ((size_t)1 << 20)  // bytes of text between reports
 
 static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
@@ -275,6 +289,11 @@ static pbd_result finish(obj_parser *ps, const pbd_obj_options *o, pbd_mesh *out
 	if (!map)
 		return say(ps->error, ps->error_capacity, PBD_ERR_OUT_OF_MEMORY, "%s: out of memory", ps->name);
 	int welded = 0;
+	pbd_result cancelled = report(ps, PROGRESS_PARSED);
+	if (cancelled != PBD_OK) {
+		free(map);
+		return cancelled;
+	}
 	if (o->weld_distance >= 0.0f) {
 		if (!weld(ps->v, ps->v_count, o->weld_distance, map)) {
 			free(map);
@@ -302,8 +321,11 @@ static pbd_result finish(obj_parser *ps, const pbd_obj_options *o, pbd_mesh *out
 	free(map);
 	if (kept == 0)
 		return PARSE_FAIL(ps, "%s: no faces (f lines with three distinct vertices)", ps->name);
+	pbd_result r = report(ps, PROGRESS_WELDED);
+	if (r != PBD_OK)
+		return r;
 	pbd_mesh_topology topology;
-	pbd_result r = check_topology(ps, kept, &topology);
+	r = check_topology(ps, kept, &topology);
 	if (r != PBD_OK)
 		return r;
 	// New numbers in order of first appearance among the vertices, unused ones left out.
@@ -347,7 +369,13 @@ static pbd_result finish(obj_parser *ps, const pbd_obj_options *o, pbd_mesh *out
 		.pieces_not_orientable = topology.pieces_not_orientable,
 	};
 	free(number);
-	return PBD_OK;
+	r = report(ps, 1.0f);
+	if (r != PBD_OK) {
+		free(positions);
+		free(indices);
+		memset(out, 0, sizeof *out);
+	}
+	return r;
 }
 
 static pbd_result check_options(const pbd_obj_options *o, char *error, size_t capacity)
@@ -373,7 +401,7 @@ pbd_result pbd_mesh_parse_obj(const char *text, size_t length, const char *name,
 	pbd_result r = check_options(o, error, error_capacity);
 	if (r != PBD_OK)
 		return r;
-	obj_parser ps = {.name = name ? name : "(text)", .error = error, .error_capacity = error_capacity};
+	obj_parser ps = {.name = name ? name : "(text)", .error = error, .error_capacity = error_capacity, .options = o};
 	if (length == SIZE_MAX)
 		return say(error, error_capacity, PBD_ERR_OUT_OF_MEMORY, "%s: too large", ps.name);
 	// A private, NUL-terminated copy that the tokenizer may cut into pieces.
@@ -383,8 +411,15 @@ pbd_result pbd_mesh_parse_obj(const char *text, size_t length, const char *name,
 	if (length > 0)
 		memcpy(copy, text, length);
 	copy[length] = '\0';
-	char *line = copy, *end = copy + length;
+	char *line = copy, *end = copy + length, *reported = copy;
+	r = report(&ps, 0.0f);
 	while (r == PBD_OK && line < end) {
+		if ((size_t)(line - reported) >= PROGRESS_EVERY) {
+			reported = line;
+			r = report(&ps, PROGRESS_PARSED * (float)((double)(line - copy) / (double)length));
+			if (r != PBD_OK)
+				break;
+		}
 		ps.line++;
 		char *nl = memchr(line, '\n', (size_t)(end - line));
 		char *stop = nl ? nl : end;

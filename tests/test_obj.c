@@ -356,6 +356,72 @@ static int mesh_topology_reported(void)
 	return 0;
 }
 
+// The progress callback: a grid of 3 MiB of text reports several times, rising, from 0 to 1;
+// a callback that says stop half way gets PBD_ERR_CANCELLED, an empty mesh and a message,
+// and a load after it is whole.
+typedef struct progress_log {
+	float seen[64];
+	int count;
+	float stop_at;  // returns 0 once the share reaches this (above 1: never)
+} progress_log;
+
+static int note_progress(float done, void *user)
+{
+	progress_log *log = user;
+	if (log->count < 64)
+		log->seen[log->count] = done;
+	log->count++;
+	return done < log->stop_at;
+}
+
+static int progress_reported_and_cancel_stops(void)
+{
+	// 300 x 300 vertices (about 3 MiB of text).
+	enum { N = 300 };
+	size_t cap = (size_t)N * N * 80, len = 0;
+	char *text = malloc(cap);
+	CHECK(text);
+	for (int j = 0; j < N; ++j)
+		for (int i = 0; i < N; ++i)
+			len += (size_t)snprintf(text + len, cap - len, "v %.6f 0.123456 %.6f\n", i * 0.01, j * 0.01);
+	for (int j = 0; j + 1 < N; ++j)
+		for (int i = 0; i + 1 < N; ++i) {
+			int a = j * N + i + 1;
+			len += (size_t)snprintf(text + len, cap - len, "f %d %d %d\nf %d %d %d\n", a, a + 1, a + N + 1, a,
+						a + N + 1, a + N);
+		}
+	progress_log log = {.stop_at = 2.0f};
+	pbd_obj_options o = pbd_obj_options_default();
+	o.progress = note_progress;
+	o.progress_user = &log;
+	pbd_mesh m;
+	char err[256];
+	CHECK_OK(pbd_mesh_parse_obj(text, len, "grid", &o, &m, err, sizeof err));
+	CHECK(m.vertex_count == N * N && m.triangle_count == 2 * (N - 1) * (N - 1));
+	pbd_mesh_free(&m);
+	fprintf(stderr, "%zu bytes: %d reports\n", len, log.count);
+	CHECK(log.count >= 5 && log.count <= 64);
+	CHECK(log.seen[0] == 0.0f && log.seen[log.count - 1] == 1.0f);
+	for (int k = 1; k < log.count; ++k)
+		CHECK(log.seen[k] >= log.seen[k - 1]);
+	// Stopped half way through the text.
+	log = (progress_log){.stop_at = 0.4f};
+	CHECK(pbd_mesh_parse_obj(text, len, "grid", &o, &m, err, sizeof err) == PBD_ERR_CANCELLED);
+	CHECK(m.positions == NULL && m.indices == NULL && m.vertex_count == 0 && m.triangle_count == 0);
+	CHECK(strstr(err, "cancelled") != NULL);
+	CHECK(log.seen[log.count - 1] >= 0.4f && log.seen[log.count - 1] < 0.85f);
+	// Stopped at the very end: still nothing is handed out.
+	log = (progress_log){.stop_at = 1.0f};
+	CHECK(pbd_mesh_parse_obj(text, len, "grid", &o, &m, err, sizeof err) == PBD_ERR_CANCELLED);
+	CHECK(m.positions == NULL && m.vertex_count == 0);
+	o.progress = NULL;
+	CHECK_OK(pbd_mesh_parse_obj(text, len, "grid", &o, &m, err, sizeof err));
+	CHECK(m.vertex_count == N * N);
+	pbd_mesh_free(&m);
+	free(text);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const test_case cases[] = {
@@ -364,6 +430,7 @@ int main(int argc, char **argv)
 		TEST(round_trip),
 		TEST(bad_files_rejected),
 		TEST(mesh_topology_reported),
+		TEST(progress_reported_and_cancel_stops),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

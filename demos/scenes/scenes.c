@@ -735,6 +735,8 @@ static pbd_result create_mesh(pbd_world *w, const demo_scene_options *o, demo_sc
 		return r;
 	pbd_obj_options oo = pbd_obj_options_default();
 	oo.weld_distance = 0.0f;  // exporters split vertices at seams: join exact duplicates
+	oo.progress = o->progress;
+	oo.progress_user = o->progress_user;
 	pbd_mesh m;
 	if ((r = pbd_mesh_load_obj(o->cloth_path, &oo, &m, s->message, sizeof s->message)) != PBD_OK)
 		return r;

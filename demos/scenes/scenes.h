@@ -15,6 +15,10 @@ typedef struct demo_scene_options {
 	const char *cloth_path;   ///< scene "mesh": the OBJ file to load
 	const char *pins;         ///< scene "mesh": "none", "top", "highest:N" (percent) or "i,j,k,..."
 	int sphere;               ///< scene "mesh": 1 puts a sphere under the cloth
+	/// scene "mesh": told the share of the file read (pbd_obj_options.progress); returning 0
+	/// cancels the load (the scene then fails with PBD_ERR_CANCELLED). NULL: none.
+	int (*progress)(float done, void *user);
+	void *progress_user;
 } demo_scene_options;
 
 /// What a scene created, so tools can address it.

@@ -12,6 +12,8 @@
 #include "pbd_tuning.h"
 #include "viewer.h"
 
+#include <GLFW/glfw3.h>  // glfwGetTime, after glad (viewer.h)
+
 void app_set_status(app *a, const char *fmt, ...)
 {
 	va_list args;
@@ -21,38 +23,26 @@ void app_set_status(app *a, const char *fmt, ...)
 	a->status_time = a->sim_time;
 }
 
-bool app_load_scene(app *a, const demo_scene *scene, bool keep_params)
+// The new world of `scene` takes the old one's place: a loaded tuning, then the chosen preset,
+// then (keep_params) what the keys changed in the old world; the camera looks at the scene.
+static void adopt_world(app *a, const demo_scene *scene, pbd_world *world, demo_scene_state *state, bool keep_params)
 {
-	// Tuned values survive a reset: read them from the old world, apply to the new one.
-	float kept[64];
-	int nparams = demo_param_count();
-	if (keep_params && a->world)
-		for (int i = 0; i < nparams && i < 64; ++i)
-			kept[i] = demo_param_at(i)->get(a->world, &a->state);
-	pbd_world *world = NULL;
-	demo_scene_state state;
 	char error[512];
-	pbd_world_def wd = pbd_world_def_default();
-	pbd_world_def_use_task_pool(&wd, a->pool);
-	if (demo_scene_load_def(scene, &a->options, &wd, &world, &state, error, sizeof error) != PBD_OK) {
+	int nparams = demo_param_count();
+	if (a->have_tuning && demo_apply_tuning(world, state, a->tuning, error, sizeof error) != PBD_OK)
 		app_set_status(a, "%s", error);
-		fprintf(stderr, "pbd-viewer: %s\n", error);
-		return false;
-	}
-	// A loaded tuning, then the chosen preset, then what the keys changed since.
-	if (a->have_tuning && demo_apply_tuning(world, &state, a->tuning, error, sizeof error) != PBD_OK)
-		app_set_status(a, "%s", error);
-	if (a->material[0] && demo_apply_preset(world, &state, a->material, error, sizeof error) != PBD_OK)
+	if (a->material[0] && demo_apply_preset(world, state, a->material, error, sizeof error) != PBD_OK)
 		app_set_status(a, "%s", error);
 	if (keep_params && a->world)
 		for (int i = 0; i < nparams && i < 64; ++i)
-			demo_param_at(i)->set(world, &state, kept[i]);
+			demo_param_at(i)->set(world, state, demo_param_at(i)->get(a->world, &a->state));
 	bool same_scene = a->scene == scene;
 	renderer_forget_cloths(a->render);  // the new world's cloths are new, whatever their ids
 	a->pin_count = a->normal_count = 0;  // the marks were the old world's (the next sync draws these)
+	a->contact_count = a->candidate_count = a->flash_count = 0;
 	pbd_world_destroy(a->world);
 	a->world = world;
-	a->state = state;
+	a->state = *state;
 	a->scene = scene;
 	a->dragging = false;
 	a->holding = false;
@@ -65,8 +55,120 @@ bool app_load_scene(app *a, const demo_scene *scene, bool keep_params)
 	camera_follow(&a->cam, scene, a->world, &a->state, &a->cam_heading);
 	if (strcmp(scene->name, "mesh") == 0)
 		app_frame_cloth(a);  // your own mesh, whatever its size: all of it in view
-	if (state.message[0])  // your own mesh: what the reader found and how many vertices --pin held
-		app_set_status(a, "%s", state.message);
+	if (state->message[0])  // your own mesh: what the reader found and how many vertices --pin held
+		app_set_status(a, "%s", state->message);
+}
+
+static bool is_mesh_scene(const demo_scene *scene) { return strcmp(scene->name, "mesh") == 0; }
+
+bool app_load_scene(app *a, const demo_scene *scene, bool keep_params)
+{
+	if (a->load_async && is_mesh_scene(scene)) {
+		if (a->loading || a->load.started) {
+			app_set_status(a, "a mesh is still loading");
+			return false;
+		}
+		if (!loader_start(&a->load, scene, &a->options, a->pool)) {
+			app_set_status(a, "cannot start loading %s", a->options.cloth_path);
+			return false;
+		}
+		a->loading = true;
+		a->load_keep_params = keep_params;
+		return true;
+	}
+	pbd_world *world = NULL;
+	demo_scene_state state;
+	char error[512];
+	pbd_world_def wd = pbd_world_def_default();
+	pbd_world_def_use_task_pool(&wd, a->pool);
+	if (demo_scene_load_def(scene, &a->options, &wd, &world, &state, error, sizeof error) != PBD_OK) {
+		app_set_status(a, "%s", error);
+		fprintf(stderr, "pbd-viewer: %s\n", error);
+		return false;
+	}
+	adopt_world(a, scene, world, &state, keep_params);
+	return true;
+}
+
+bool app_poll_load(app *a)
+{
+	if (!a->load.started)
+		return true;
+	if (!loader_finished(&a->load))
+		return a->pool == NULL && !a->loading;  // an abandoned load on its own thread: steps may run beside it
+	pbd_world *world = NULL;
+	demo_scene_state state;
+	char error[512] = "";
+	pbd_result r = loader_collect(&a->load, &world, &state, error, sizeof error);
+	bool wanted = a->loading;
+	a->loading = false;
+	if (!wanted) {  // cancelled: the old scene ran on (the first scene: the first of the table)
+		pbd_world_destroy(world);
+		if (a->load_is_first) {
+			a->load_is_first = false;
+			app_load_scene(a, demo_scene_at(0), false);
+		}
+		return true;
+	}
+	if (r == PBD_OK) {
+		snprintf(a->cloth_path, sizeof a->cloth_path, "%s", a->load.cloth_path);
+		a->options.cloth_path = a->cloth_path;
+		adopt_world(a, a->load.scene, world, &state, a->load_keep_params);
+		fprintf(stderr, "pbd-viewer: loaded %s in %.1f s\n", a->cloth_path, glfwGetTime() - a->load.started_at);
+	} else {
+		app_set_status(a, "%s", error);
+		fprintf(stderr, "pbd-viewer: %s\n", error);
+		a->first_load_failed = a->load_is_first;
+	}
+	a->load_is_first = false;
+	return true;
+}
+
+void app_cancel_load(app *a)
+{
+	if (!a->loading)
+		return;
+	loader_cancel(&a->load);
+	a->loading = false;
+	fprintf(stderr, "pbd-viewer: loading %s cancelled\n", a->load.cloth_path);
+	// The first scene in place of the empty floor at once, unless the load still uses the
+	// task pool (then when it stops).
+	if (a->load_is_first && !a->pool) {
+		a->load_is_first = false;
+		app_load_scene(a, demo_scene_at(0), false);
+	}
+	app_set_status(a, "loading %s cancelled", a->load.cloth_path);
+}
+
+const char *app_loading_name(const app *a)
+{
+	const char *slash = strrchr(a->load.cloth_path, '/');
+	return slash ? slash + 1 : a->load.cloth_path;
+}
+
+float app_loading_share(const app *a) { return a->load.done; }
+
+bool app_load_placeholder(app *a, const demo_scene *scene)
+{
+	pbd_world_def wd = pbd_world_def_default();
+	pbd_world_def_use_task_pool(&wd, a->pool);
+	pbd_world *world = NULL;
+	demo_scene_state state;
+	memset(&state, 0, sizeof state);
+	state.wind_direction[0] = 1.0f;
+	pbd_collider_def floor = pbd_collider_def_default();
+	if (pbd_world_create(&wd, &world) != PBD_OK)
+		return false;
+	if (pbd_collider_create(world, &floor, &state.colliders[0]) != PBD_OK) {
+		pbd_world_destroy(world);
+		return false;
+	}
+	state.collider_count = 1;
+	a->world = world;
+	a->state = state;
+	a->scene = scene;
+	camera_from_scene(&a->cam, scene);
+	a->cam_heading = NAN;
 	return true;
 }
 
@@ -79,7 +181,13 @@ bool app_drop_file(app *a, const char *path)
 	a->options.cloth_path = a->cloth_path;
 	if (!a->options.pins)
 		a->options.pins = "none";
-	if (app_load_scene(a, demo_scene_find("mesh"), false)) {
+	bool started = app_load_scene(a, demo_scene_find("mesh"), false);
+	if (started && a->loading) {  // on the loader's thread: the path is its own until it is done
+		memcpy(a->cloth_path, previous, sizeof previous);
+		a->options.cloth_path = previous_option;
+		return true;
+	}
+	if (started) {
 		app_set_status(a, "loaded %s", path);
 		return true;
 	}
@@ -612,6 +720,26 @@ static void draw_help(app *a, float scale, float line)
 	renderer_text(r, hx, hy, scale, mouse, kDim);
 }
 
+// While your own mesh loads: a panel in the middle with the share of the file read (then the
+// time spent building the cloth) and how to cancel.
+static void draw_loading(app *a, float scale, float line)
+{
+	char text[256];
+	float share = app_loading_share(a);
+	if (share < 1.0f)
+		snprintf(text, sizeof text, "loading %.160s: %d%% read   (Esc cancels)", app_loading_name(a), (int)(100.0f * share));
+	else
+		snprintf(text, sizeof text, "loading %.160s: building the cloth, %.1f s   (Esc cancels)", app_loading_name(a),
+			 glfwGetTime() - a->load.started_at);
+	float w = fmaxf(renderer_text_width(text, scale), 0.4f * (float)a->width);
+	float x = 0.5f * ((float)a->width - w), y = 0.5f * (float)a->height - line;
+	static const float bar_back[4] = {0.2f, 0.22f, 0.26f, 1.0f}, bar[4] = {1.0f, 0.8f, 0.43f, 1.0f};
+	renderer_panel(a->render, x - 12.0f, y - 10.0f, w + 24.0f, 2.0f * line + 28.0f, kPanel);
+	renderer_text(a->render, x, y, scale, text, kAccent);
+	renderer_panel(a->render, x, y + line + 6.0f, w, 8.0f, bar_back);
+	renderer_panel(a->render, x, y + line + 6.0f, w * fminf(fmaxf(share, 0.0f), 1.0f), 8.0f, bar);
+}
+
 static void draw_overlay(app *a)
 {
 	renderer *r = a->render;
@@ -632,6 +760,8 @@ static void draw_overlay(app *a)
 		draw_scene_list(a, scale, line);
 	}
 	draw_grab_line(a);
+	if (a->loading)
+		draw_loading(a, scale, line);
 	renderer_end_overlay(r);
 }
 

@@ -178,6 +178,10 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
 	if (action != GLFW_PRESS && action != GLFW_REPEAT)
 		return;
 	const char *name = glfw_key_name(key);
+	if (a->loading && name && strcmp(name, "escape") == 0) {  // Escape cancels a load first
+		app_cancel_load(a);
+		return;
+	}
 	// Held parameter keys repeat at the keyboard's rate; toggles act on the press only.
 	if (!name || !(action == GLFW_PRESS || (name[1] == '\0' && name[0] >= 'A' && name[0] <= 'Z')))
 		return;
@@ -398,7 +402,13 @@ int main(int argc, char **argv)
 		glfwTerminate();
 		return 1;
 	}
-	if (!app_load_scene(&a, scene, false)) {
+	// A live window reads your own mesh on a thread of its own, drawing an empty floor and
+	// the progress meanwhile; test mode loads in line.
+	a.load_async = !test_mode;
+	bool first_async = a.load_async && strcmp(scene->name, "mesh") == 0;
+	a.load_is_first = first_async;
+	if (first_async ? !app_load_placeholder(&a, scene) || !app_load_scene(&a, scene, false)
+			: !app_load_scene(&a, scene, false)) {
 		renderer_destroy(a.render);
 		pbd_task_pool_destroy(a.pool);
 		glfwTerminate();
@@ -441,7 +451,15 @@ int main(int argc, char **argv)
 			a.frame_ms[a.frame_ms_newest = (a.frame_ms_newest + 1) % VIEWER_HISTORY] = 0.0f;  // no wall clock
 		} else {
 			a.accumulator += now - last;
-			if (!threaded || !stepper_busy(&steps))
+			bool may_step = app_poll_load(&a);  // a mesh loading holds the steps (and the pool)
+			if (a.first_load_failed) {
+				status = 1;
+				break;
+			}
+			if (!may_step && (!threaded || !stepper_busy(&steps))) {
+				a.accumulator = 0.0;
+				app_sync(&a);  // the old scene (or the empty floor) stands still meanwhile
+			} else if (!threaded || !stepper_busy(&steps))
 				run_due_steps(&a, threaded ? &steps : NULL);
 			a.frame_ms[a.frame_ms_newest = (a.frame_ms_newest + 1) % VIEWER_HISTORY] = (float)((now - last) * 1000.0);
 		}
@@ -454,7 +472,16 @@ int main(int argc, char **argv)
 			fps_sim_time = a.sim_time;
 			fps_frames = 0;
 		}
-		if (a.scene != titled) {
+		if (a.loading) {  // the title tells the progress too (and the tests read it)
+			char loading[sizeof title];
+			snprintf(loading, sizeof loading, "pbd - loading %.80s %d%%", app_loading_name(&a),
+				 (int)(100.0f * app_loading_share(&a)));
+			if (strcmp(loading, title) != 0) {
+				memcpy(title, loading, sizeof title);
+				glfwSetWindowTitle(window, title);
+			}
+			titled = NULL;
+		} else if (a.scene != titled) {
 			snprintf(title, sizeof title, "pbd - %s", a.scene->name);
 			glfwSetWindowTitle(window, title);
 			titled = a.scene;
@@ -476,6 +503,18 @@ int main(int argc, char **argv)
 			a.want_screenshot = false;
 		}
 		glfwSwapBuffers(window);
+	}
+	if (a.load.started) {  // quit while a mesh loads: stop it where it is
+		a.load_is_first = false;
+		app_cancel_load(&a);
+		if (!loader_finished(&a.load)) {
+			glfwDestroyWindow(window);
+			glfwTerminate();
+			fflush(stdout);
+			fflush(stderr);
+			_exit(status);
+		}
+		app_poll_load(&a);
 	}
 	if (threaded && !stepper_stop(&steps)) {
 		// Quit while a step runs: the window goes at once and the process ends without

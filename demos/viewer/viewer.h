@@ -15,13 +15,13 @@
 #define VIEWER_DT (1.0f / 60.0f)
 #define VIEWER_HISTORY 120
 
-// A pinned vertex as the overlay shows it (and the mouse picks it).
 // A point where the guard stopped a motion short, and the simulated time it was seen.
 typedef struct viewer_flash {
 	float position[3];
 	double time;
 } viewer_flash;
 
+// A pinned vertex as the overlay shows it (and the mouse picks it).
 typedef struct viewer_pin {
 	float position[3];
 	int cloth;                    // index in the scene state's cloths
@@ -95,6 +95,35 @@ void renderer_graph(renderer *r, float x, float y, float w, float h, const float
 void renderer_end_overlay(renderer *r);
 float renderer_text_width(const char *text, float scale);
 
+// ---------------------------------------------------------------------------- loader.c
+// Your own mesh loaded on a thread of its own in a live window (a big file takes seconds to
+// read and to build): the window draws the progress, keeps answering, and Escape cancels.
+typedef struct loader {
+	pthread_t thread;
+	bool started;                 // a thread to join (running, or finished and not collected)
+	bool abandoned;               // cancelled by the user: the window went back, the result is dropped
+	const demo_scene *scene;
+	demo_scene_options options;
+	char cloth_path[1024];
+	pbd_task_pool *pool;
+	double started_at;            // glfwGetTime() when it began
+	_Atomic int cancel;           // set by the window: stop at the next progress report
+	_Atomic float done;           // share of the file read (1: read, the cloth is being built)
+	_Atomic int finished;         // the thread has left its result
+	pbd_result result;
+	pbd_world *world;
+	demo_scene_state state;
+	char error[512];
+} loader;
+
+// Starts loading `scene` with `options` (copied, the cloth path too) into a new world on `pool`.
+bool loader_start(loader *l, const demo_scene *scene, const demo_scene_options *options, pbd_task_pool *pool);
+bool loader_finished(loader *l);
+void loader_cancel(loader *l);
+// After it finished: joins the thread and hands over its world and state (NULL world and the
+// message in `error` when it failed or was cancelled).
+pbd_result loader_collect(loader *l, pbd_world **world, demo_scene_state *state, char *error, size_t capacity);
+
 // ---------------------------------------------------------------------------- app.c
 typedef struct app {
 	const demo_scene *scene;
@@ -161,6 +190,14 @@ typedef struct app {
 	viewer_flash *flashes;
 	int flash_count, flash_capacity;
 	int64_t flash_step;           // the world's step whose stops were taken last
+	// Live window: your own mesh loads on a thread of its own (loader.c); meanwhile the old
+	// scene is drawn but not stepped, and Escape cancels the load.
+	bool load_async;              // a live window: load meshes on the loader's thread
+	loader load;
+	bool loading;                 // a load is shown (started and not cancelled or collected)
+	bool load_keep_params;
+	bool load_is_first;           // the scene the viewer started with: a failure ends it, a cancel shows the first scene
+	bool first_load_failed;
 	// Live window: steps run on their own thread (stepper.c); input that needs the world
 	// waits here while one does.
 	bool stepping;
@@ -171,8 +208,20 @@ typedef struct app {
 	bool dump_failed;
 } app;
 
-// Loads `scene` (keeping `keep_params` values of the current world, if any).
+// Loads `scene` (keeping `keep_params` values of the current world, if any). In a live window
+// your own mesh is only started on the loader's thread (true: started); app_poll_load takes it
+// in when it is done.
 bool app_load_scene(app *a, const demo_scene *scene, bool keep_params);
+// Once per frame in a live window: a finished load is taken in (or its failure shown), an
+// abandoned one is dropped. Returns whether steps may run (no load holds the world or pool).
+bool app_poll_load(app *a);
+// Escape while loading: the load is cancelled and the old scene runs on.
+void app_cancel_load(app *a);
+// The file being loaded (its name without the directories) and the share of it read.
+const char *app_loading_name(const app *a);
+float app_loading_share(const app *a);
+// An empty world with a floor, to draw while the first scene (your own mesh) loads.
+bool app_load_placeholder(app *a, const demo_scene *scene);
 // One step in test mode (or a paused window's single step): the drag, then the scene.
 void app_step(app *a);
 // Before steps, on the main thread: the dragged vertex is pulled to the cursor.

@@ -102,6 +102,7 @@ typedef enum pbd_result {
 	PBD_ERR_OUT_OF_RANGE = -17,       ///< finite but beyond what a step can keep finite (see the limits below)
 	PBD_ERR_VERTEX_HELD = -18,        ///< the vertex is held by an exact attachment (see pbd_attachment_create)
 	PBD_ERR_DUPLICATE_TRIANGLE = -19, ///< a triangle has the same three vertices as an earlier one
+	PBD_ERR_CANCELLED = -20,          ///< a progress callback asked to stop (pbd_obj_options.progress)
 } pbd_result;
 
 /// A short, static description of a result code (never NULL).
@@ -859,6 +860,13 @@ typedef struct pbd_obj_options {
 	float weld_distance;
 	/// Largest file pbd_mesh_load_obj reads, bytes. Default 256 MiB.
 	size_t max_bytes;
+	/// Optional: called now and then while a file is read and parsed (about every MiB of text
+	/// and between the later passes, and once with 1 at the end) with the share done in
+	/// [0, 1], rising, and `progress_user`; returning 0 stops the load, which then returns
+	/// PBD_ERR_CANCELLED with *out left empty (any other value goes on). It runs on the
+	/// loading thread. NULL (the default): none.
+	int (*progress)(float done, void *user);
+	void *progress_user;
 	int internal_cookie;
 } pbd_obj_options;
 
