@@ -770,6 +770,8 @@ void app_sync(app *a)
 	camera_follow(&a->cam, a->scene, a->world, &a->state, &a->cam_heading);
 	renderer_sync(a->render, a->world, &a->state);
 	a->param_line_count = keys_param_lines(a, a->param_lines, 16);
+	for (int i = 0; i < demo_param_count() && i < VIEWER_MAX_PARAMS; ++i)
+		a->param_values[i] = demo_param_at(i)->get(a->world, &a->state);
 	copy_pins_and_normals(a);
 	copy_debug_views(a);
 	if (a->dump_dir) {  // the world as the next frame shows it
@@ -794,6 +796,62 @@ void app_queue_input(app *a, const input_event *event)
 		a->queued[a->queued_count++] = *event;
 }
 
+static void set_param_now(app *a, int index, float value)
+{
+	const demo_param *p = demo_param_at(index);
+	if (!p)
+		return;
+	if (p->set(a->world, &a->state, value) == PBD_OK)
+		app_set_status(a, "%s = %.4g %s", p->label, (double)p->get(a->world, &a->state), p->unit);
+	else
+		app_set_status(a, "%s: %s", p->label, pbd_world_last_error(a->world));
+	if (index < VIEWER_MAX_PARAMS)
+		a->param_values[index] = p->get(a->world, &a->state);
+}
+
+static void choose_scene_now(app *a, int index)
+{
+	const demo_scene *s = demo_scene_at(index);
+	if (s && app_load_scene(a, s, false))
+		app_set_status(a, "scene %s", s->name);
+}
+
+void app_set_param(app *a, int index, float value)
+{
+	if (index >= 0 && index < VIEWER_MAX_PARAMS)
+		a->param_values[index] = value;  // the slider shows it at once
+	if (!a->stepping) {
+		set_param_now(a, index, value);
+		return;
+	}
+	// A slider dragged while a step runs: only its last value needs to wait.
+	for (int i = 0; i < a->queued_count; ++i)
+		if (a->queued[i].kind == INPUT_PARAM && a->queued[i].index == index) {
+			a->queued[i].value = value;
+			return;
+		}
+	app_queue_input(a, &(input_event){.kind = INPUT_PARAM, .index = index, .value = value});
+}
+
+void app_choose_scene(app *a, int index)
+{
+	if (!a->stepping)
+		choose_scene_now(a, index);
+	else
+		app_queue_input(a, &(input_event){.kind = INPUT_SCENE, .index = index});
+}
+
+void app_queue_key(app *a, const char *key)
+{
+	if (!a->stepping) {
+		keys_press(a, key, false);
+		return;
+	}
+	input_event e = {.kind = INPUT_KEY};
+	snprintf(e.key, sizeof e.key, "%s", key);
+	app_queue_input(a, &e);
+}
+
 void app_apply_queued_input(app *a)
 {
 	int count = a->queued_count;
@@ -802,6 +860,10 @@ void app_apply_queued_input(app *a)
 		const input_event *e = &a->queued[i];
 		if (e->kind == INPUT_KEY)
 			keys_press(a, e->key, e->shift);
+		else if (e->kind == INPUT_PARAM)
+			set_param_now(a, e->index, e->value);
+		else if (e->kind == INPUT_SCENE)
+			choose_scene_now(a, e->index);
 		else
 			app_mouse_button(a, e->button, e->down, e->shift);
 	}

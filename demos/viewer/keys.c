@@ -49,6 +49,7 @@ static const key_table *table(void)
 		add(&t, "tab", KEY_PANEL, "hide / show the panel of figures and parameters", NULL);
 		add(&t, "P", KEY_SCREENSHOT, "save a PNG screenshot", NULL);
 		add(&t, "M", KEY_MATERIAL, "next material preset (silk, cotton, denim, leather, rubber)", NULL);
+		add(&t, "L", KEY_CONTROLS, "control panel: sliders, scene list, views, figures (mouse)", NULL);
 		add(&t, "C", KEY_FRAME, "frame the cloth (the camera looks at all of it)", NULL);
 		add(&t, "O", KEY_SAVE_TUNING, "save the tuning file and print it as C code", NULL);
 		add(&t, "escape", KEY_QUIT, "quit", NULL);
@@ -163,6 +164,12 @@ bool keys_press(app *a, const char *name, bool shift)
 			a->show_guard_stops = !a->show_guard_stops;
 			app_set_status(a, "guard stops %s", a->show_guard_stops ? "flashed" : "hidden");
 			break;
+		case KEY_CONTROLS:
+			if (a->have_controls)
+				a->show_controls = !a->show_controls;
+			else
+				app_set_status(a, "no control panel in this build (it needs libimgui-dev)");
+			break;
 		case KEY_HELP:
 			a->show_help = !a->show_help;
 			break;
@@ -203,6 +210,7 @@ bool keys_view_only(const char *name)
 		case KEY_CONTACTS:
 		case KEY_CANDIDATES:
 		case KEY_GUARD_STOPS:
+		case KEY_CONTROLS:
 		case KEY_HELP:
 		case KEY_PANEL:
 		case KEY_SCREENSHOT:

@@ -177,6 +177,8 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
 	app *a = glfwGetWindowUserPointer(w);
 	if (action != GLFW_PRESS && action != GLFW_REPEAT)
 		return;
+	if (panel_wants_keyboard(a))
+		return;  // typing a value into the control panel
 	const char *name = glfw_key_name(key);
 	if (a->loading && name && strcmp(name, "escape") == 0) {  // Escape cancels a load first
 		app_cancel_load(a);
@@ -200,6 +202,8 @@ static void on_mouse_button(GLFWwindow *w, int button, int action, int mods)
 	app *a = glfwGetWindowUserPointer(w);
 	int b = button == GLFW_MOUSE_BUTTON_LEFT ? 0 : (button == GLFW_MOUSE_BUTTON_RIGHT ? 1 : 2);
 	bool down = action == GLFW_PRESS, shift = (mods & GLFW_MOD_SHIFT) != 0;
+	if (down && panel_wants_mouse(a))
+		return;  // a press on the control panel is the panel's (a release still ends a drag)
 	// A plain left press picks the cloth and its release lets go: both need the world, so
 	// while a step runs they wait for it (in order). Panning and orbiting do not.
 	bool needs_world = (b == 0 && (down ? !shift : a->dragging || a->queued_count > 0)) ||
@@ -224,7 +228,9 @@ static void on_cursor(GLFWwindow *w, double x, double y)
 static void on_scroll(GLFWwindow *w, double dx, double dy)
 {
 	(void)dx;
-	app_scroll(glfwGetWindowUserPointer(w), dy);
+	app *a = glfwGetWindowUserPointer(w);
+	if (!panel_wants_mouse(a))
+		app_scroll(a, dy);
 }
 
 static void on_error(int code, const char *text)
@@ -421,6 +427,7 @@ int main(int argc, char **argv)
 	glfwSetCursorPosCallback(window, on_cursor);
 	glfwSetScrollCallback(window, on_scroll);
 	glfwSetDropCallback(window, on_drop);
+	a.have_controls = panel_create(window);  // after the callbacks above: it passes events on to them
 	glfwGetFramebufferSize(window, &a.width, &a.height);
 
 	int next_event = 0, status = 0;
@@ -487,6 +494,7 @@ int main(int argc, char **argv)
 			titled = a.scene;
 		}
 		app_draw(&a);
+		panel_draw(&a);
 		a.frame++;
 		bool last_frame = test_mode && a.frame >= o.common.frames;
 		if (last_frame && o.screenshot && !app_write_screenshot(&a, o.screenshot))
@@ -525,6 +533,7 @@ int main(int argc, char **argv)
 		fflush(stderr);
 		_exit(status);
 	}
+	panel_destroy();
 	app_free(&a);
 	pbd_world_destroy(a.world);
 	pbd_task_pool_destroy(a.pool);

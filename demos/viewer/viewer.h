@@ -14,6 +14,15 @@
 
 #define VIEWER_DT (1.0f / 60.0f)
 #define VIEWER_HISTORY 120
+#define VIEWER_MAX_PARAMS 16
+
+// The loader's flags are atomics in C; the control panel (C++) includes this header but never
+// touches them, and the layout is the same.
+#ifdef __cplusplus
+#define VIEWER_ATOMIC(T) T
+#else
+#define VIEWER_ATOMIC(T) _Atomic T
+#endif
 
 // A point where the guard stopped a motion short, and the simulated time it was seen.
 typedef struct viewer_flash {
@@ -30,10 +39,12 @@ typedef struct viewer_pin {
 
 // Input that touches the world, held while a step runs.
 typedef struct input_event {
-	enum { INPUT_KEY, INPUT_MOUSE_BUTTON } kind;
+	enum { INPUT_KEY, INPUT_MOUSE_BUTTON, INPUT_PARAM, INPUT_SCENE } kind;
 	char key[8];
 	bool shift, down;
 	int button;
+	int index;    // INPUT_PARAM: the parameter; INPUT_SCENE: the scene in the table
+	float value;  // INPUT_PARAM: its new value
 } input_event;
 
 // ---------------------------------------------------------------------------- camera.c
@@ -107,9 +118,9 @@ typedef struct loader {
 	char cloth_path[1024];
 	pbd_task_pool *pool;
 	double started_at;            // glfwGetTime() when it began
-	_Atomic int cancel;           // set by the window: stop at the next progress report
-	_Atomic float done;           // share of the file read (1: read, the cloth is being built)
-	_Atomic int finished;         // the thread has left its result
+	VIEWER_ATOMIC(int) cancel;    // set by the window: stop at the next progress report
+	VIEWER_ATOMIC(float) done;    // share of the file read (1: read, the cloth is being built)
+	VIEWER_ATOMIC(int) finished;  // the thread has left its result
 	pbd_result result;
 	pbd_world *world;
 	demo_scene_state state;
@@ -173,6 +184,8 @@ typedef struct app {
 	// while a step runs read these, never the world.
 	char param_lines[16][96];
 	int param_line_count;
+	float param_values[VIEWER_MAX_PARAMS];  // every demo_param's value, for the control panel
+	bool show_controls;           // the control panel (key L)
 	viewer_pin *pins;             // every pinned vertex
 	int pin_count, pin_capacity;
 	float *normal_lines;          // two points (xyz, xyz) per drawn vertex normal
@@ -193,6 +206,7 @@ typedef struct app {
 	// Live window: your own mesh loads on a thread of its own (loader.c); meanwhile the old
 	// scene is drawn but not stepped, and Escape cancels the load.
 	bool load_async;              // a live window: load meshes on the loader's thread
+	bool have_controls;           // the control panel could be made (panel_create)
 	loader load;
 	bool loading;                 // a load is shown (started and not cancelled or collected)
 	bool load_keep_params;
@@ -215,6 +229,11 @@ bool app_load_scene(app *a, const demo_scene *scene, bool keep_params);
 // Once per frame in a live window: a finished load is taken in (or its failure shown), an
 // abandoned one is dropped. Returns whether steps may run (no load holds the world or pool).
 bool app_poll_load(app *a);
+// The control panel's actions, through the same queue as the keys (they wait for a step
+// that runs): a parameter's new value, a scene of the table, a key press.
+void app_set_param(app *a, int index, float value);
+void app_choose_scene(app *a, int index);
+void app_queue_key(app *a, const char *key);
 // Escape while loading: the load is cancelled and the old scene runs on.
 void app_cancel_load(app *a);
 // The file being loaded (its name without the directories) and the share of it read.
@@ -260,6 +279,19 @@ bool app_save_tuning(app *a);
 void app_next_material(app *a);
 // Draws the frame from what the last sync copied (the world may be stepping meanwhile).
 void app_draw(app *a);
+
+// ---------------------------------------------------------------------------- panel.cpp
+// The control panel (key L; Dear ImGui). Without libimgui-dev the viewer is built with
+// panel_none.c, whose panel_create returns false (the L key then says so).
+struct GLFWwindow;
+// After the viewer's own GLFW callbacks are set: the panel's pass every event on to them.
+bool panel_create(struct GLFWwindow *window);
+void panel_destroy(void);
+// Whether the panel takes the mouse or the keyboard now (the viewer then leaves them alone).
+bool panel_wants_mouse(const app *a);
+bool panel_wants_keyboard(const app *a);
+// Draws it over the frame (when a->show_controls).
+void panel_draw(app *a);
 
 // ---------------------------------------------------------------------------- stepper.c
 typedef struct stepper {
@@ -309,6 +341,7 @@ typedef enum key_action {
 	KEY_MATERIAL,    // next material preset
 	KEY_SAVE_TUNING, // write the tuning file and print the C code
 	KEY_FRAME,       // the camera looks at all of the cloth
+	KEY_CONTROLS,    // the control panel (sliders, scene list, views, figures)
 	KEY_QUIT,
 } key_action;
 
