@@ -168,14 +168,183 @@ static int push_triangles_off(pbd_world *w, const pbd_collider *c, int *touching
 	return deep;
 }
 
+// ---- A box's edges and corners against the inside of cloth triangles.
+//
+// A box keeps each vertex off its surface, but a cloth lying across a ridge or over a table's
+// edge rests on the box's edge between its vertices, and the edge would sink into the cloth's
+// mid-surface there. Boxes that stand still in the substep only: for a box moving through the
+// cloth (a bar pushed through a curtain at 10 m/s) these pushes, tried, left the bar inside
+// the cloth in more frames than without them (76 of 270 against 13), the carried starts and
+// the pushes out along the edge working against each other. C = |closest point of the triangle - closest point of the box edge| - r
+// >= 0 for each of the box's twelve edges (a corner is an edge's end), the triangle's vertices
+// taking the correction by barycentric weights as for a round collider.
+
+// Closest points of segment p0-p1 and triangle (a, b, c): the segment's parameter and the
+// triangle's barycentric coordinates; the squared distance (0 where the segment pierces it).
+static double segment_triangle_closest(pbd_d3 p0, pbd_d3 p1, const pbd_d3 t[3], double *s, double bary[3])
+{
+	pbd_d3 e1 = d3_sub(t[1], t[0]), e2 = d3_sub(t[2], t[0]), d = d3_sub(p1, p0);
+	pbd_d3 n = d3_cross(e1, e2);
+	double denom = d3_dot(n, d);
+	if (fabs(denom) > 1e-30) {  // where the segment's line meets the plane, if inside
+		double u = d3_dot(n, d3_sub(t[0], p0)) / denom;
+		if (u >= 0.0 && u <= 1.0) {
+			pbd_d3 q = d3_mad(p0, d, u);
+			double b[3];
+			if (pbd_point_triangle_distance2(q, t[0], t[1], t[2], b) <= 1e-24 * (d3_len2(e1) + d3_len2(e2))) {
+				*s = u;
+				bary[0] = b[0], bary[1] = b[1], bary[2] = b[2];
+				return 0.0;
+			}
+		}
+	}
+	double best = INFINITY, b[3];
+	for (int end = 0; end < 2; ++end) {  // the segment's ends against the triangle
+		double d2 = pbd_point_triangle_distance2(end ? p1 : p0, t[0], t[1], t[2], b);
+		if (d2 < best) {
+			best = d2, *s = end;
+			bary[0] = b[0], bary[1] = b[1], bary[2] = b[2];
+		}
+	}
+	for (int k = 0; k < 3; ++k) {  // the segment against the triangle's edges
+		double u, v;
+		double d2 = pbd_segment_segment_distance2(p0, p1, t[k], t[(k + 1) % 3], &u, &v);
+		if (d2 < best) {
+			best = d2, *s = u;
+			bary[k] = 1.0 - v, bary[(k + 1) % 3] = v, bary[(k + 2) % 3] = 0.0;
+		}
+	}
+	return best;
+}
+
+typedef struct box_edges {
+	pbd_d3 from[12], to[12];
+	pbd_v3 out[12];      // each edge's outward direction: between its two faces' normals
+	pbd_aabb reach[12];  // each edge's box grown by the cloth's reach
+	pbd_aabb all;
+} box_edges;
+
+static void box_edges_at(const pbd_collider *c, const pbd_pose *pose, float reach, box_edges *out)
+{
+	const pbd_v3 e = c->shape.half_extents;
+	const float half[3] = {e.x, e.y, e.z};
+	int n = 0;
+	out->all = (pbd_aabb){v3(INFINITY, INFINITY, INFINITY), v3(-INFINITY, -INFINITY, -INFINITY)};
+	for (int axis = 0; axis < 3; ++axis)
+		for (int s1 = -1; s1 <= 1; s1 += 2)
+			for (int s2 = -1; s2 <= 1; s2 += 2, ++n) {
+				float a[3], b[3];
+				int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
+				a[axis] = -half[axis], b[axis] = half[axis];
+				a[a1] = b[a1] = (float)s1 * half[a1];
+				a[a2] = b[a2] = (float)s2 * half[a2];
+				pbd_v3 wa = v3_add(quat_rotate(pose->q, v3(a[0], a[1], a[2])), pose->p);
+				pbd_v3 wb = v3_add(quat_rotate(pose->q, v3(b[0], b[1], b[2])), pose->p);
+				out->from[n] = d3_of(wa), out->to[n] = d3_of(wb);
+				float o[3] = {0.0f, 0.0f, 0.0f};
+				o[a1] = (float)s1, o[a2] = (float)s2;
+				out->out[n] = v3_scale(quat_rotate(pose->q, v3(o[0], o[1], o[2])), 0.70710678f);
+				pbd_v3 lo = v3(minf(wa.x, wb.x) - reach, minf(wa.y, wb.y) - reach, minf(wa.z, wb.z) - reach);
+				pbd_v3 hi = v3(maxf(wa.x, wb.x) + reach, maxf(wa.y, wb.y) + reach, maxf(wa.z, wb.z) + reach);
+				out->reach[n] = (pbd_aabb){lo, hi};
+				out->all.lo = v3(minf(out->all.lo.x, lo.x), minf(out->all.lo.y, lo.y), minf(out->all.lo.z, lo.z));
+				out->all.hi = v3(maxf(out->all.hi.x, hi.x), maxf(out->all.hi.y, hi.y), maxf(out->all.hi.z, hi.z));
+			}
+}
+
+static bool boxes_overlap(pbd_aabb a, pbd_aabb b)
+{
+	return a.lo.x <= b.hi.x && b.lo.x <= a.hi.x && a.lo.y <= b.hi.y && b.lo.y <= a.hi.y && a.lo.z <= b.hi.z &&
+	       b.lo.z <= a.hi.z;
+}
+
+// Pushes a triangle off the box edge nearest it; true when it was within reach.
+static bool push_triangle_off_edge(pbd_world *w, const pbd_collider *c, const uint32_t v[3], const box_edges *box,
+				   pbd_aabb tri_box, int *deep)
+{
+	pbd_v4 *p[3] = {&w->particles.p[v[0]], &w->particles.p[v[1]], &w->particles.p[v[2]]};
+	const pbd_d3 t[3] = {d3_of(v3_of4(*p[0])), d3_of(v3_of4(*p[1])), d3_of(v3_of4(*p[2]))};
+	float r = w->particles.radius[v[0]];
+	double best = (double)r * r, s = 0.0, bary[3] = {0, 0, 0};
+	int edge = -1;
+	for (int k = 0; k < 12; ++k) {
+		if (!boxes_overlap(box->reach[k], tri_box))
+			continue;
+		double sk, bk[3];
+		double d2 = segment_triangle_closest(box->from[k], box->to[k], t, &sk, bk);
+		if (d2 < best) {
+			best = d2, s = sk, edge = k;
+			bary[0] = bk[0], bary[1] = bk[1], bary[2] = bk[2];
+		}
+	}
+	// Closest at a vertex: the vertex's own contact keeps it off the box.
+	if (edge < 0 || bary[0] >= 1.0 || bary[1] >= 1.0 || bary[2] >= 1.0)
+		return false;
+	pbd_d3 on_edge = d3_mad(box->from[edge], d3_sub(box->to[edge], box->from[edge]), s);
+	pbd_d3 on_tri = d3_add(d3_add(d3_scale(t[0], bary[0]), d3_scale(t[1], bary[1])), d3_scale(t[2], bary[2]));
+	pbd_d3 away = d3_sub(on_tri, on_edge);
+	double d = sqrt(d3_len2(away));
+	pbd_v3 out = box->out[edge], n = out;
+	// Away from the edge when the triangle's point lies outside it; when the edge pierces the
+	// triangle, or the point lies behind the edge (inside the box), out past the edge along its
+	// outward direction: away from the edge would push it deeper.
+	double ahead = d3_dot(away, d3_of(out));
+	if (d > 1e-7 && ahead > 0.0)
+		n = v3((float)(away.x / d), (float)(away.y / d), (float)(away.z / d));
+	else
+		d = ahead;  // <= 0: how far behind the edge
+	const float inverse_mass[3] = {p[0]->w, p[1]->w, p[2]->w};
+	const float weight[3] = {(float)bary[0], (float)bary[1], (float)bary[2]};
+	if (!pbd_contact_movable(inverse_mass, weight, 3))
+		return false;
+	float wsum = 0.0f;
+	for (int j = 0; j < 3; ++j)
+		wsum += (float)(bary[j] * bary[j]) * (p[j]->w > 0.0f ? 1.0f : 0.0f);
+	if (wsum <= 0.0f)
+		return false;
+	float depth = r - (float)d, dl = depth / wsum;
+	for (int j = 0; j < 3; ++j)
+		if (p[j]->w > 0.0f)
+			v4_set3(p[j], v3_mad(v3_of4(*p[j]), n, (float)bary[j] * dl));
+	triangle_friction(w, c, v, bary, n, depth, wsum);
+	*deep += depth > TRIANGLE_DEEP * r;
+	return true;
+}
+
+static int push_triangles_off_box(pbd_world *w, const pbd_collider *c, int *touching)
+{
+	int deep = 0;
+	float reach = 0.0f;
+	for (int t = 0; t < w->topology.tri_count; ++t)
+		reach = maxf(reach, w->particles.radius[w->topology.tri[3 * t]]);
+	box_edges box;
+	box_edges_at(c, &c->sub_end, reach, &box);
+	for (int t = 0; t < w->topology.tri_count; ++t) {
+		const uint32_t *v = w->topology.tri + 3 * t;
+		const pbd_v4 *p0 = &w->particles.p[v[0]], *p1 = &w->particles.p[v[1]], *p2 = &w->particles.p[v[2]];
+		if (p0->w == 0.0f && p1->w == 0.0f && p2->w == 0.0f)
+			continue;
+		pbd_aabb tri_box = {v3(minf(p0->x, minf(p1->x, p2->x)), minf(p0->y, minf(p1->y, p2->y)), minf(p0->z, minf(p1->z, p2->z))),
+				    v3(maxf(p0->x, maxf(p1->x, p2->x)), maxf(p0->y, maxf(p1->y, p2->y)), maxf(p0->z, maxf(p1->z, p2->z)))};
+		if (!boxes_overlap(box.all, tri_box))
+			continue;
+		*touching += push_triangle_off_edge(w, c, v, &box, tri_box, &deep);
+	}
+	return deep;
+}
+
 int pbd_collider_triangles_solve(pbd_world *world, int *touching)
 {
 	int deep = 0;
 	*touching = 0;
 	for (int i = 0; i < world->colliders.capacity; ++i) {
 		const pbd_collider *c = &world->colliders.slots[i];
-		if (c->live && pbd_collider_is_round(c))
+		if (!c->live)
+			continue;
+		if (pbd_collider_is_round(c))
 			deep += push_triangles_off(world, c, touching);
+		else if (c->shape.type == PBD_SHAPE_BOX && !pbd_collider_moves(c))
+			deep += push_triangles_off_box(world, c, touching);
 	}
 	return deep;
 }

@@ -404,9 +404,16 @@ static double depth_into_cloth(const sweep_scene *sc, dvec centre, const float *
 
 // A 64 x 64 cloth, 1 m square, level at `height`, centred over (x, 0), falls onto a box
 // (centre, rotation, half extents) on a floor, for 2 s.
-static void run_drop(double x_centre, double height, const float *centre, const float *rotation,
-		     const float *half_extents, int substeps, double budget_ms, contact_figures *f)
+// Where a dropped cloth ended: its lowest vertex, and the lowest on each side of z = 0.
+typedef struct drop_outcome {
+	double lowest_y, lowest_y_negative_z, lowest_y_positive_z;
+} drop_outcome;
+
+static void run_drop_at(double x_centre, double height, const float *centre, const float *rotation,
+			const float *half_extents, int substeps, double budget_ms, contact_figures *f,
+			drop_outcome *where)
 {
+	*where = (drop_outcome){INFINITY, INFINITY, INFINITY};
 	*f = (contact_figures){0};
 	pbd_world_def wd = pbd_world_def_default();
 	pbd_world *w = NULL;
@@ -451,7 +458,49 @@ static void run_drop(double x_centre, double height, const float *centre, const 
 			break;
 		}
 	}
+	const float *x = pbd_cloth_positions(w, cloth, &vertex_count);
+	for (int i = 0; i < vertex_count; ++i) {
+		double y = x[3 * i + 1];
+		where->lowest_y = fmin(where->lowest_y, y);
+		if (x[3 * i + 2] < 0.0f)
+			where->lowest_y_negative_z = fmin(where->lowest_y_negative_z, y);
+		else
+			where->lowest_y_positive_z = fmin(where->lowest_y_positive_z, y);
+	}
 	pbd_world_destroy(w);
+}
+
+static void run_drop(double x_centre, double height, const float *centre, const float *rotation,
+		     const float *half_extents, int substeps, double budget_ms, contact_figures *f)
+{
+	drop_outcome where;
+	run_drop_at(x_centre, height, centre, rotation, half_extents, substeps, budget_ms, f, &where);
+}
+
+// The ridge of the targets: a box 1.2 x 0.3 x 0.3 m turned 45 degrees about x, its ridge
+// along x at y = 0.51 m.
+static const float kRidgeCentre[3] = {0.0f, 0.3f, 0.0f}, kRidgeHalf[3] = {0.6f, 0.15f, 0.15f};
+
+static void ridge_rotation(float q[4])
+{
+	// A quaternion turns by twice its half angle: (sin 22.5, 0, 0, cos 22.5) is 45 degrees.
+	q[0] = sinf(0.125f * kPi), q[1] = 0.0f, q[2] = 0.0f, q[3] = cosf(0.125f * kPi);
+}
+
+void fast_ridge_drop(int substeps, double budget_s, ridge_drop_result *out)
+{
+	*out = (ridge_drop_result){0};
+	float q[4];
+	ridge_rotation(q);
+	contact_figures f;
+	drop_outcome where;
+	run_drop_at(0.0, 0.6, kRidgeCentre, q, kRidgeHalf, substeps, 1e3 * budget_s, &f, &where);
+	out->frames = f.frames, out->crossing_frames = f.crossing_frames, out->inside_frames = f.inside_frames;
+	out->partial = f.partial, out->failed = f.failed;
+	double ridge_y = kRidgeCentre[1] + sqrt(2.0) * kRidgeHalf[1];
+	out->lowest_y = where.lowest_y;
+	out->hang_left = ridge_y - where.lowest_y_negative_z;
+	out->hang_right = ridge_y - where.lowest_y_positive_z;
 }
 
 // ---- The targets.
@@ -536,7 +585,6 @@ void run_fast_collider_targets(double budget_s)
 	printf("\nfast colliders (1 thread; %.0f s of computing at most per run, marked partial beyond)\n", budget_s);
 	const int substeps[] = {1, 10};
 	const float identity[4] = {0, 0, 0, 1};
-	float s45 = sinf(0.25f * kPi), c45 = cosf(0.25f * kPi);
 	// The capsule, across and upright (capsule_scene).
 	const float speeds[] = {3.0f, 10.0f, 50.0f};
 	for (int orientation = 0; orientation < 2; ++orientation)
@@ -573,9 +621,9 @@ void run_fast_collider_targets(double budget_s)
 	// runs under the middle of the cloth.
 	for (int s = 0; s < 2; ++s) {
 		contact_figures f;
-		const float ridge_rotation[4] = {s45, 0.0f, 0.0f, c45};
-		run_drop(0.0, 0.6, (float[3]){0.0f, 0.3f, 0.0f}, ridge_rotation, (float[3]){0.6f, 0.15f, 0.15f},
-			 substeps[s], 1e3 * budget_s, &f);
+		float ridge[4];
+		ridge_rotation(ridge);
+		run_drop(0.0, 0.6, kRidgeCentre, ridge, kRidgeHalf, substeps[s], 1e3 * budget_s, &f);
 		char note[96];
 		const char *partial;
 		print_contact_figures("64x64 cloth on the ridge of a box turned 45 degrees", substeps[s], &f,

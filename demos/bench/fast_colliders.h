@@ -26,3 +26,16 @@ typedef struct capsule_sweep_result {
 } capsule_sweep_result;
 
 void fast_capsule_sweep(bool across, float speed, int substeps, double budget_s, capsule_sweep_result *out);
+
+// The bench's cloth dropped across the ridge of a box turned 45 degrees (64 x 64, 1 m square,
+// for 2 s): frames with crossings and with a box edge within the cloth's thickness of its
+// mid-surface, and where the cloth ends up (its lowest point and how far its two halves hang
+// down either side of the ridge), for the tests.
+typedef struct ridge_drop_result {
+	int frames, crossing_frames, inside_frames;
+	double lowest_y;            // m, the cloth's lowest vertex at the end
+	double hang_left, hang_right;  // m, how far below the ridge each half's lowest vertex is
+	bool partial, failed;
+} ridge_drop_result;
+
+void fast_ridge_drop(int substeps, double budget_s, ridge_drop_result *out);

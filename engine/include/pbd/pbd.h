@@ -684,10 +684,14 @@ typedef enum pbd_shape_type {
 
 /// What each shape keeps off: every shape keeps cloth vertices and free particles outside it
 /// by their radius (half the cloth's thickness). Spheres and capsules also keep the inside of
-/// cloth triangles off (a stretched triangle cannot reach over them between its vertices);
-/// planes and boxes keep only vertices off, so a box's edge or corner can come closer to a
-/// cloth's mid-surface than its thickness between vertices (a 64 x 64 cloth on the ridge of a
-/// box turned 45 degrees: 3.3 mm inside it at 10 substeps, 3.6 cm at 1 substep).
+/// cloth triangles off (a stretched triangle cannot reach over them between its vertices), and
+/// a box that stands still in the substep keeps cloth triangles off its twelve edges and eight
+/// corners (a cloth lying across a ridge or over a table's edge rests on the edge between its
+/// vertices), after each substep's constraint passes; a moving box keeps vertices off only. A
+/// plane has no edge: its vertices' contacts keep the whole cloth off.
+/// At one substep a cloth stretched far over a box's edge (edges several times their length)
+/// can still have the edge inside its thickness in some frames; at the default substeps the
+/// 64 x 64 cloth on the ridge of a box turned 45 degrees keeps every edge out.
 ///
 /// Collider definition. Get one from pbd_collider_def_default(): the floor plane y = 0.
 /// A plane is given by `normal` and `offset` (the points x with n.x = offset; the normal
