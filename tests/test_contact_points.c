@@ -148,8 +148,8 @@ static int cloth_on_cloth_touches_at_thickness(void)
 }
 
 // Two cloths flying at each other at 12 m/s, one substep: the guard stops motions, and the
-// points it lists are exactly the steps where stats.ccd_hits says it did, at particles'
-// positions; the next quiet step lists none.
+// points it lists are exactly the steps where stats.ccd_hits says it did (and none in the
+// steps where it stopped nothing), at particles' positions.
 static int guard_stops_listed_when_the_guard_stops(void)
 {
 	pbd_world *w = test_world_vacuum();

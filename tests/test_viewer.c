@@ -256,21 +256,23 @@ static long count_color(const char *path, int r, int g, int b)
 // The debug views: in stack, V draws the cloth-cloth contacts (edge-edge in magenta,
 // vertex-triangle in green) and E the candidate pairs; in bullet, Z flashes the guard's stops
 // (red). Without the keys none of those colours is on screen.
+// A test-mode picture of `scene` after `frames` frames with the panel hidden and `keys`.
+static int shot(const char *scene, int frames, const char *keys, const char *name, char *path, size_t capacity)
+{
+	char args[1200];
+	snprintf(path, capacity, "%s/%s", g_dir, name);
+	snprintf(args, sizeof args, "--scene %s --frames %d --keys 1:tab%s%s --screenshot '%s'", scene, frames,
+		 keys[0] ? "," : "", keys, path);
+	return run_viewer(args, NULL, 0);
+}
+
 static int debug_views_drawn(void)
 {
-	char plain[400], shown[400], bullet_plain[400], bullet_z[400], args[1200];
-	snprintf(plain, sizeof plain, "%s/stack.png", g_dir);
-	snprintf(shown, sizeof shown, "%s/stack_v.png", g_dir);
-	snprintf(bullet_plain, sizeof bullet_plain, "%s/bullet.png", g_dir);
-	snprintf(bullet_z, sizeof bullet_z, "%s/bullet_z.png", g_dir);
-	snprintf(args, sizeof args, "--scene stack --frames 120 --keys 1:tab --screenshot '%s'", plain);
-	CHECK(run_viewer(args, NULL, 0) == 0);
-	snprintf(args, sizeof args, "--scene stack --frames 120 --keys 1:tab,1:V,1:E --screenshot '%s'", shown);
-	CHECK(run_viewer(args, NULL, 0) == 0);
-	snprintf(args, sizeof args, "--scene bullet --frames 40 --keys 1:tab --screenshot '%s'", bullet_plain);
-	CHECK(run_viewer(args, NULL, 0) == 0);
-	snprintf(args, sizeof args, "--scene bullet --frames 40 --keys 1:tab,1:Z --screenshot '%s'", bullet_z);
-	CHECK(run_viewer(args, NULL, 0) == 0);
+	char plain[400], shown[400], bullet_plain[400], bullet_z[400];
+	CHECK(shot("stack", 120, "", "stack.png", plain, sizeof plain) == 0);
+	CHECK(shot("stack", 120, "1:V,1:E", "stack_v.png", shown, sizeof shown) == 0);
+	CHECK(shot("bullet", 40, "", "bullet.png", bullet_plain, sizeof bullet_plain) == 0);
+	CHECK(shot("bullet", 40, "1:Z", "bullet_z.png", bullet_z, sizeof bullet_z) == 0);
 	long edge_plain = count_color(plain, 242, 102, 242), edge_v = count_color(shown, 242, 102, 242);
 	long vt_plain = count_color(plain, 89, 242, 115), vt_v = count_color(shown, 89, 242, 115);
 	long stop_plain = count_color(bullet_plain, 255, 38, 25), stop_z = count_color(bullet_z, 255, 38, 25);
