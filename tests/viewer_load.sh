@@ -47,8 +47,9 @@ quit_with_escape "$pid" || fail "the viewer did not end after a second Escape"
 
 "$viewer" --cloth "$src/demos/meshes/flag.obj" --pin top --size 640x360 2>"$dir/err2" >/dev/null &
 pid=$!
-wait_title '^pbd - mesh$' 60 || { kill "$pid"; fail "the small mesh did not become the scene: $(titles)"; }
+for _ in $(seq 1 600); do grep -q "loaded .*flag.obj in" "$dir/err2" && break; sleep 0.1; done
+grep -q "loaded .*flag.obj in" "$dir/err2" || { kill "$pid"; cat "$dir/err2"; fail "the small mesh did not load"; }
+wait_title '^pbd - mesh$' 10 || { kill "$pid"; fail "the small mesh did not become the scene: $(titles)"; }
 sleep 0.5
 quit_with_escape "$pid" || fail "the viewer did not end after Escape"
-grep -q "loaded .*flag.obj in" "$dir/err2" || { cat "$dir/err2"; fail "no message of the load"; }
 echo "viewer load check passed"

@@ -361,6 +361,8 @@ int main(int argc, char **argv)
 	glfwWindowHint(GLFW_SAMPLES, samples);
 	char title[128];
 	snprintf(title, sizeof title, "pbd - %s", scene->name);
+	if (o.common.frames < 0 && strcmp(scene->name, "mesh") == 0)  // a live window loads it first
+		snprintf(title, sizeof title, "pbd - loading");
 	GLFWwindow *window = glfwCreateWindow(o.width, o.height, title, NULL, NULL);
 	if (!window) {
 		fprintf(stderr, "pbd-viewer: cannot create an OpenGL 3.3 core window\n");
@@ -437,7 +439,7 @@ int main(int argc, char **argv)
 	// step costs; test mode steps in line, one fixed step per frame, for repeatable pictures.
 	stepper steps;
 	bool threaded = !test_mode && stepper_start(&steps, &a);
-	const demo_scene *titled = a.scene;  // the window's title names the scene shown
+	const demo_scene *titled = a.loading ? NULL : a.scene;  // the window's title names the scene shown
 	while (!glfwWindowShouldClose(window) && !a.quit && !(test_mode && a.frame >= o.common.frames)) {
 		glfwPollEvents();
 		glfwGetFramebufferSize(window, &a.width, &a.height);
