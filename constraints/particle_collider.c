@@ -174,7 +174,7 @@ static int push_triangles_off(pbd_world *w, const pbd_collider *c, int *touching
 // edge rests on the box's edge between its vertices, and the edge would sink into the cloth's
 // mid-surface there. Boxes that stand still in the substep only: for a box moving through the
 // cloth (a bar pushed through a curtain at 10 m/s) these pushes, tried, left the bar inside
-// the cloth in more frames than without them (76 of 270 against 13), the carried starts and
+// the cloth in more frames than without them (79 of its 201 frames against 13), the carried starts and
 // the pushes out along the edge working against each other. C = |closest point of the triangle - closest point of the box edge| - r
 // >= 0 for each of the box's twelve edges (a corner is an edge's end), the triangle's vertices
 // taking the correction by barycentric weights as for a round collider.
