@@ -172,12 +172,14 @@ static int push_triangles_off(pbd_world *w, const pbd_collider *c, int *touching
 //
 // A box keeps each vertex off its surface, but a cloth lying across a ridge or over a table's
 // edge rests on the box's edge between its vertices, and the edge would sink into the cloth's
-// mid-surface there. Boxes that stand still in the substep only: for a box moving through the
-// cloth (a bar pushed through a curtain at 10 m/s) these pushes, tried, left the bar inside
-// the cloth in more frames than without them (79 of its 201 frames against 13), the carried starts and
-// the pushes out along the edge working against each other. C = |closest point of the triangle - closest point of the box edge| - r
-// >= 0 for each of the box's twelve edges (a corner is an edge's end), the triangle's vertices
-// taking the correction by barycentric weights as for a round collider.
+// mid-surface there. C = |closest point of the triangle - closest point of the box edge| - r
+// >= 0 for each of the box's twelve edges (a corner is an edge's end), the triangle's
+// vertices taking the correction by barycentric weights as for a round collider.
+//
+// Boxes that stand still in the substep only: for a box moving through the cloth (a bar
+// pushed through a curtain at 10 m/s) these pushes, tried, left the bar inside the cloth in
+// more frames than without them (79 of its 201 frames against 13), the carried starts and the
+// pushes out along the edge working against each other.
 
 // Closest points of segment p0-p1 and triangle (a, b, c): the segment's parameter and the
 // triangle's barycentric coordinates; the squared distance (0 where the segment pierces it).
