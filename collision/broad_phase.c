@@ -249,12 +249,6 @@ void pbd_grid_trim(pbd_world *w, pbd_grid *g)
 	g->bucket_peak = g->bucket_count;
 }
 
-static inline bool overlap(pbd_aabb a, pbd_aabb b)
-{
-	return a.lo.x <= b.hi.x && b.lo.x <= a.hi.x && a.lo.y <= b.hi.y && b.lo.y <= a.hi.y && a.lo.z <= b.hi.z &&
-	       b.lo.z <= a.hi.z;
-}
-
 // The cell holding the low corner of the overlap of two overlapping boxes: the one cell from
 // which their pair is reported.
 static inline bool is_reporting_cell(pbd_aabb a, pbd_aabb b, const int cell[3], float inv)
@@ -280,19 +274,19 @@ void pbd_grid_query(const pbd_grid *g, pbd_aabb box, int64_t skip_through, void 
 	if (r.cells > PBD_MAX_CELLS_PER_BOX || r.cells <= 0) {
 		// A huge query box: test every primitive's box directly, once.
 		for (int id = (int)maxi(0, (int)(skip_through + 1)); id < g->primitive_count; ++id)
-			if (overlap(g->boxes[id], box))
+			if (pbd_aabb_overlap(g->boxes[id], box))
 				visit((uint32_t)id, user);
 		return;
 	}
 	// Oversized boxes are in no cell: each is tested once, directly.
 	for (int k = 0; k < g->oversized_count; ++k) {
 		uint32_t id = g->oversized[k];
-		if ((int64_t)id > skip_through && current(g, id, 0) && overlap(g->boxes[id], box))
+		if ((int64_t)id > skip_through && current(g, id, 0) && pbd_aabb_overlap(g->boxes[id], box))
 			visit(id, user);
 	}
 	for (int e = g->extra_oversized; e >= 0; e = g->extra[e].next) {
 		uint32_t id = g->extra[e].id;
-		if ((int64_t)id > skip_through && current(g, id, g->extra[e].version) && overlap(g->boxes[id], box))
+		if ((int64_t)id > skip_through && current(g, id, g->extra[e].version) && pbd_aabb_overlap(g->boxes[id], box))
 			visit(id, user);
 	}
 	uint32_t mask = (uint32_t)g->bucket_count - 1;
@@ -311,7 +305,7 @@ void pbd_grid_query(const pbd_grid *g, pbd_aabb box, int64_t skip_through, void 
 					if (it->cell[0] != x || it->cell[1] != y || it->cell[2] != z || !current(g, it->id, 0))
 						continue;
 					pbd_aabb other = g->boxes[it->id];
-					if (overlap(other, box) && is_reporting_cell(other, box, here, inv))
+					if (pbd_aabb_overlap(other, box) && is_reporting_cell(other, box, here, inv))
 						visit(it->id, user);
 				}
 				if (!g->versions)
@@ -322,7 +316,7 @@ void pbd_grid_query(const pbd_grid *g, pbd_aabb box, int64_t skip_through, void 
 					    it->cell[2] != z || !current(g, it->id, it->version))
 						continue;
 					pbd_aabb other = g->boxes[it->id];
-					if (overlap(other, box) && is_reporting_cell(other, box, here, inv))
+					if (pbd_aabb_overlap(other, box) && is_reporting_cell(other, box, here, inv))
 						visit(it->id, user);
 				}
 			}

@@ -8,6 +8,13 @@ typedef struct pbd_aabb {
 	pbd_v3 lo, hi;
 } pbd_aabb;
 
+// Whether two boxes overlap (touching counts).
+static inline bool pbd_aabb_overlap(pbd_aabb a, pbd_aabb b)
+{
+	return a.lo.x <= b.hi.x && b.lo.x <= a.hi.x && a.lo.y <= b.hi.y && b.lo.y <= a.hi.y && a.lo.z <= b.hi.z &&
+	       b.lo.z <= a.hi.z;
+}
+
 // One entry of the grid: a primitive in one of the cells its box covers. The cell travels with
 // the id so that entries of other cells whose hashes collide are skipped without reading a box.
 typedef struct pbd_grid_item {

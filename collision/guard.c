@@ -20,6 +20,10 @@ bool pbd_guard_limit_motion(pbd_world *w, uint32_t i, double t, uint32_t round)
 	v4_set3(&w->particles.p[i], q);
 	w->guard.stamp[i] = round;
 	w->guard.stamped++;
+	if ((int)i < w->guard.stopped_capacity && !w->guard.stopped[i]) {  // for pbd_world_get_contacts
+		w->guard.stopped[i] = 1;
+		w->guard.stopped_count++;
+	}
 	return true;
 }
 
@@ -259,6 +263,9 @@ int pbd_guard_run(pbd_world *w, int64_t *tested)
 	enum { LIMIT_ROUNDS = 4, MAX_ROUNDS = 64 };
 	if (!pbd_reserve_array(w, (void **)&w->guard.stamp, &w->guard.stamp_capacity, w->particles.count, sizeof *w->guard.stamp))
 		return 0;
+	if (!pbd_reserve_array(w, (void **)&w->guard.stopped, &w->guard.stopped_capacity, w->particles.count,
+			       sizeof *w->guard.stopped))
+		w->guard.stopped_lost = true;  // the stops of this step go unrecorded; the guard runs on
 	// The stamps are all zero (as allocated) unless the last run changed a motion.
 	if (w->guard.stamped > 0)
 		memset(w->guard.stamp, 0, (size_t)w->guard.stamp_capacity * sizeof *w->guard.stamp);
@@ -282,22 +289,6 @@ int pbd_guard_run(pbd_world *w, int64_t *tested)
 		++round;
 	}
 	return caught;
-}
-
-void pbd_guard_record_stops(pbd_world *w)
-{
-	if (w->guard.stamped == 0)
-		return;
-	if (!pbd_reserve_array(w, (void **)&w->guard.stopped, &w->guard.stopped_capacity, w->particles.count,
-			       sizeof *w->guard.stopped)) {
-		w->guard.stopped_lost = true;
-		return;
-	}
-	for (int i = 0; i < w->particles.count; ++i)
-		if (w->guard.stamp[i] != 0 && !w->guard.stopped[i]) {
-			w->guard.stopped[i] = 1;
-			w->guard.stopped_count++;
-		}
 }
 
 void pbd_guard_forget_stops(pbd_world *w)

@@ -17,8 +17,8 @@ typedef struct pbd_guard {
 	int pair_count, pairs_capacity;
 	int live_peak, pairs_peak; // most used since the last trim
 	// Per particle: whether the guard stopped its motion short in a substep of this step
-	// (pbd_world_get_contacts lists them); how many are marked; whether a mark was lost to
-	// memory.
+	// (pbd_guard_limit_motion marks it; pbd_world_get_contacts lists them); how many are
+	// marked; whether a mark was lost to memory.
 	uint8_t *stopped;
 	int stopped_capacity;
 	int stopped_count;
@@ -38,8 +38,6 @@ bool pbd_guard_limit_motion(pbd_world *world, uint32_t i, double t, uint32_t rou
 // the guard shortened into a still collider (a path x -> p around a collider cuts through it).
 // Returns how many moved.
 int pbd_collider_settle(pbd_world *world, uint32_t stamp);
-// After a run of the guard: marks the particles whose motion it changed as stopped this step.
-void pbd_guard_record_stops(pbd_world *world);
 // Clears those marks (a new step, or the particles were renumbered).
 void pbd_guard_forget_stops(pbd_world *world);
 void pbd_guard_trim(pbd_world *world);

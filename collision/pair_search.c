@@ -276,12 +276,6 @@ static pbd_aabb union_of(const pbd_aabb *vbox, const uint32_t *ids, int n)
 	return b;
 }
 
-static inline bool overlap(pbd_aabb a, pbd_aabb b)
-{
-	return a.lo.x <= b.hi.x && b.lo.x <= a.hi.x && a.lo.y <= b.hi.y && b.lo.y <= a.hi.y && a.lo.z <= b.hi.z &&
-	       b.lo.z <= a.hi.z;
-}
-
 static pbd_aabb *vertex_boxes(pbd_world *w) { return w->pairs.boxes; }
 static pbd_aabb *triangle_boxes(pbd_world *w) { return w->pairs.boxes + w->particles.count; }
 static pbd_aabb *edge_boxes(pbd_world *w) { return w->pairs.boxes + w->particles.count + w->topology.tri_count; }
@@ -383,13 +377,13 @@ static void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, 
 		pbd_aabb other = pr->patch_boxes[q];
 		PBD_ASSERT(pr->patch_tri_start[q + 1] - pr->patch_tri_start[q] <= PATCH_NEAR_MAX);
 		for (int i = pr->patch_tri_start[q]; i < pr->patch_tri_start[q + 1]; ++i)
-			if (overlap(tbox[tris[i]], pr->patch_boxes[p]))
+			if (pbd_aabb_overlap(tbox[tris[i]], pr->patch_boxes[p]))
 				near[0][n++] = tris[i];
 		for (int i = pr->patch_own_start[p]; i < pr->patch_own_start[p + 1]; ++i) {
-			if (!overlap(vbox[own[i]], other))
+			if (!pbd_aabb_overlap(vbox[own[i]], other))
 				continue;
 			for (int k = 0; k < n; ++k)
-				if (overlap(vbox[own[i]], tbox[near[0][k]]))
+				if (pbd_aabb_overlap(vbox[own[i]], tbox[near[0][k]]))
 					try_vt(w, chunk, own[i], near[0][k]);
 		}
 	}
@@ -397,15 +391,15 @@ static void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, 
 	PBD_ASSERT(pr->patch_edge_start[a + 1] - pr->patch_edge_start[a] <= PATCH_NEAR_MAX &&
 		   pr->patch_edge_start[b + 1] - pr->patch_edge_start[b] <= PATCH_NEAR_MAX);
 	for (int i = pr->patch_edge_start[a]; i < pr->patch_edge_start[a + 1]; ++i)
-		if (overlap(ebox[edges[i]], pr->patch_boxes[b]))
+		if (pbd_aabb_overlap(ebox[edges[i]], pr->patch_boxes[b]))
 			near[0][na++] = edges[i];
 	for (int i = pr->patch_edge_start[b]; i < pr->patch_edge_start[b + 1]; ++i)
-		if (overlap(ebox[edges[i]], pr->patch_boxes[a]))
+		if (pbd_aabb_overlap(ebox[edges[i]], pr->patch_boxes[a]))
 			near[1][nb++] = edges[i];
 	for (int i = 0; i < na; ++i)
 		for (int k = a == b ? i + 1 : 0; k < (a == b ? na : nb); ++k) {
 			uint32_t e = near[0][i], f = a == b ? near[0][k] : near[1][k];
-			if (overlap(ebox[e], ebox[f]))
+			if (pbd_aabb_overlap(ebox[e], ebox[f]))
 				try_ee(w, chunk, e, f);
 		}
 	if (w->bodies.slots[body_a].kind != PBD_BODY_PARTICLES && w->bodies.slots[body_b].kind != PBD_BODY_PARTICLES)
@@ -413,7 +407,7 @@ static void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, 
 	for (int i = pr->patch_own_start[a]; i < pr->patch_own_start[a + 1]; ++i)
 		for (int k = a == b ? i + 1 : pr->patch_own_start[b]; k < pr->patch_own_start[b + 1]; ++k) {
 			uint32_t x = own[i], y = own[k];
-			if (!overlap(vbox[x], vbox[y]))
+			if (!pbd_aabb_overlap(vbox[x], vbox[y]))
 				continue;
 			bool fx = is_free(w, x), fy = is_free(w, y);
 			// Free particles pair with each other (lower index first) and with cloth vertices.
@@ -497,7 +491,7 @@ static void search_chunk(const search_job *job, int k)
 				pair_patches(w, chunk, self, found[j]);
 		} else {
 			for (uint32_t other = 0; other < (uint32_t)pr->patch_count; ++other) {
-				if ((!job->strays && other < self) || !overlap(pr->patch_boxes[self], pr->patch_boxes[other]))
+				if ((!job->strays && other < self) || !pbd_aabb_overlap(pr->patch_boxes[self], pr->patch_boxes[other]))
 					continue;
 				if (job->strays && other < self && is_affected(w, other))
 					continue;

@@ -109,6 +109,30 @@ static void triangle_friction(pbd_world *w, const pbd_collider *c, const uint32_
 			v4_set3(&w->particles.p[v[j]], v3_mad(v3_of4(w->particles.p[v[j]]), corr, (float)bary[j]));
 }
 
+// Moves a triangle's free corners by their barycentric weights so that its point at `bary`
+// moves `depth` along n, then applies friction there; false when its free corners cannot
+// move that point (pinned, or with too small a share of it).
+static bool push_triangle(pbd_world *w, const pbd_collider *c, const uint32_t v[3], const double bary[3], pbd_v3 n,
+			  float depth)
+{
+	pbd_v4 *p[3] = {&w->particles.p[v[0]], &w->particles.p[v[1]], &w->particles.p[v[2]]};
+	const float inverse_mass[3] = {p[0]->w, p[1]->w, p[2]->w};
+	const float weight[3] = {(float)bary[0], (float)bary[1], (float)bary[2]};
+	if (!pbd_contact_movable(inverse_mass, weight, 3))
+		return false;
+	float wsum = 0.0f;
+	for (int j = 0; j < 3; ++j)
+		wsum += (float)(bary[j] * bary[j]) * (p[j]->w > 0.0f ? 1.0f : 0.0f);
+	if (wsum <= 0.0f)
+		return false;
+	float dl = depth / wsum;
+	for (int j = 0; j < 3; ++j)
+		if (p[j]->w > 0.0f)
+			v4_set3(p[j], v3_mad(v3_of4(*p[j]), n, (float)bary[j] * dl));
+	triangle_friction(w, c, v, bary, n, depth, wsum);
+	return true;
+}
+
 // A round collider (sphere, capsule) against the inside of cloth triangles: a stretched
 // triangle can reach over a collider between its vertices, which vertex contacts do not see.
 // C = |closest point of the triangle - core| - (R + r) >= 0; the collider cannot give way,
@@ -148,20 +172,9 @@ static int push_triangles_off(pbd_world *w, const pbd_collider *c, int *touching
 			d = v3_dot(v3_sub(closest, pbd_round_collider_core(c, &c->sub_end, closest)), side);
 			n = side;
 		}
-		const float inverse_mass[3] = {p[0]->w, p[1]->w, p[2]->w};
-		const float weight[3] = {(float)bary[0], (float)bary[1], (float)bary[2]};
-		if (!pbd_contact_movable(inverse_mass, weight, 3))
+		float depth = reach - d;
+		if (!push_triangle(w, c, v, bary, n, depth))
 			continue;
-		float wsum = 0.0f;
-		for (int j = 0; j < 3; ++j)
-			wsum += (float)(bary[j] * bary[j]) * (p[j]->w > 0.0f ? 1.0f : 0.0f);
-		if (wsum <= 0.0f)
-			continue;
-		float depth = reach - d, dl = depth / wsum;
-		for (int j = 0; j < 3; ++j)
-			if (p[j]->w > 0.0f)
-				v4_set3(p[j], v3_mad(v3_of4(*p[j]), n, (float)bary[j] * dl));
-		triangle_friction(w, c, v, bary, n, depth, wsum);
 		deep += depth > TRIANGLE_DEEP * w->particles.radius[v[0]];
 		(*touching)++;
 	}
@@ -222,11 +235,11 @@ static double segment_triangle_closest(pbd_d3 p0, pbd_d3 p1, const pbd_d3 t[3], 
 typedef struct box_edges {
 	pbd_d3 from[12], to[12];
 	pbd_v3 out[12];      // each edge's outward direction: between its two faces' normals
-	pbd_aabb reach[12];  // each edge's box grown by the cloth's reach
-	pbd_aabb all;
+	pbd_aabb bounds[12];  // each edge's box
+	pbd_aabb all;         // the box's
 } box_edges;
 
-static void box_edges_at(const pbd_collider *c, const pbd_pose *pose, float reach, box_edges *out)
+static void box_edges_at(const pbd_collider *c, const pbd_pose *pose, box_edges *out)
 {
 	const pbd_v3 e = c->shape.half_extents;
 	const float half[3] = {e.x, e.y, e.z};
@@ -246,31 +259,26 @@ static void box_edges_at(const pbd_collider *c, const pbd_pose *pose, float reac
 				float o[3] = {0.0f, 0.0f, 0.0f};
 				o[a1] = (float)s1, o[a2] = (float)s2;
 				out->out[n] = v3_scale(quat_rotate(pose->q, v3(o[0], o[1], o[2])), 0.70710678f);
-				pbd_v3 lo = v3(minf(wa.x, wb.x) - reach, minf(wa.y, wb.y) - reach, minf(wa.z, wb.z) - reach);
-				pbd_v3 hi = v3(maxf(wa.x, wb.x) + reach, maxf(wa.y, wb.y) + reach, maxf(wa.z, wb.z) + reach);
-				out->reach[n] = (pbd_aabb){lo, hi};
+				pbd_v3 lo = v3(minf(wa.x, wb.x), minf(wa.y, wb.y), minf(wa.z, wb.z));
+				pbd_v3 hi = v3(maxf(wa.x, wb.x), maxf(wa.y, wb.y), maxf(wa.z, wb.z));
+				out->bounds[n] = (pbd_aabb){lo, hi};
 				out->all.lo = v3(minf(out->all.lo.x, lo.x), minf(out->all.lo.y, lo.y), minf(out->all.lo.z, lo.z));
 				out->all.hi = v3(maxf(out->all.hi.x, hi.x), maxf(out->all.hi.y, hi.y), maxf(out->all.hi.z, hi.z));
 			}
 }
 
-static bool boxes_overlap(pbd_aabb a, pbd_aabb b)
-{
-	return a.lo.x <= b.hi.x && b.lo.x <= a.hi.x && a.lo.y <= b.hi.y && b.lo.y <= a.hi.y && a.lo.z <= b.hi.z &&
-	       b.lo.z <= a.hi.z;
-}
-
-// Pushes a triangle off the box edge nearest it; true when it was within reach.
+// Pushes a triangle off the box edge nearest it; true when it was within reach. tri_box is
+// the triangle's box grown by its radius.
 static bool push_triangle_off_edge(pbd_world *w, const pbd_collider *c, const uint32_t v[3], const box_edges *box,
 				   pbd_aabb tri_box, int *deep)
 {
-	pbd_v4 *p[3] = {&w->particles.p[v[0]], &w->particles.p[v[1]], &w->particles.p[v[2]]};
-	const pbd_d3 t[3] = {d3_of(v3_of4(*p[0])), d3_of(v3_of4(*p[1])), d3_of(v3_of4(*p[2]))};
+	const pbd_d3 t[3] = {d3_of(v3_of4(w->particles.p[v[0]])), d3_of(v3_of4(w->particles.p[v[1]])),
+			     d3_of(v3_of4(w->particles.p[v[2]]))};
 	float r = w->particles.radius[v[0]];
 	double best = (double)r * r, s = 0.0, bary[3] = {0, 0, 0};
 	int edge = -1;
 	for (int k = 0; k < 12; ++k) {
-		if (!boxes_overlap(box->reach[k], tri_box))
+		if (!pbd_aabb_overlap(box->bounds[k], tri_box))
 			continue;
 		double sk, bk[3];
 		double d2 = segment_triangle_closest(box->from[k], box->to[k], t, &sk, bk);
@@ -295,20 +303,9 @@ static bool push_triangle_off_edge(pbd_world *w, const pbd_collider *c, const ui
 		n = v3((float)(away.x / d), (float)(away.y / d), (float)(away.z / d));
 	else
 		d = ahead;  // <= 0: how far behind the edge
-	const float inverse_mass[3] = {p[0]->w, p[1]->w, p[2]->w};
-	const float weight[3] = {(float)bary[0], (float)bary[1], (float)bary[2]};
-	if (!pbd_contact_movable(inverse_mass, weight, 3))
+	float depth = r - (float)d;
+	if (!push_triangle(w, c, v, bary, n, depth))
 		return false;
-	float wsum = 0.0f;
-	for (int j = 0; j < 3; ++j)
-		wsum += (float)(bary[j] * bary[j]) * (p[j]->w > 0.0f ? 1.0f : 0.0f);
-	if (wsum <= 0.0f)
-		return false;
-	float depth = r - (float)d, dl = depth / wsum;
-	for (int j = 0; j < 3; ++j)
-		if (p[j]->w > 0.0f)
-			v4_set3(p[j], v3_mad(v3_of4(*p[j]), n, (float)bary[j] * dl));
-	triangle_friction(w, c, v, bary, n, depth, wsum);
 	*deep += depth > TRIANGLE_DEEP * r;
 	return true;
 }
@@ -316,19 +313,19 @@ static bool push_triangle_off_edge(pbd_world *w, const pbd_collider *c, const ui
 static int push_triangles_off_box(pbd_world *w, const pbd_collider *c, int *touching)
 {
 	int deep = 0;
-	float reach = 0.0f;
-	for (int t = 0; t < w->topology.tri_count; ++t)
-		reach = maxf(reach, w->particles.radius[w->topology.tri[3 * t]]);
 	box_edges box;
-	box_edges_at(c, &c->sub_end, reach, &box);
+	box_edges_at(c, &c->sub_end, &box);
 	for (int t = 0; t < w->topology.tri_count; ++t) {
 		const uint32_t *v = w->topology.tri + 3 * t;
 		const pbd_v4 *p0 = &w->particles.p[v[0]], *p1 = &w->particles.p[v[1]], *p2 = &w->particles.p[v[2]];
 		if (p0->w == 0.0f && p1->w == 0.0f && p2->w == 0.0f)
 			continue;
-		pbd_aabb tri_box = {v3(minf(p0->x, minf(p1->x, p2->x)), minf(p0->y, minf(p1->y, p2->y)), minf(p0->z, minf(p1->z, p2->z))),
-				    v3(maxf(p0->x, maxf(p1->x, p2->x)), maxf(p0->y, maxf(p1->y, p2->y)), maxf(p0->z, maxf(p1->z, p2->z)))};
-		if (!boxes_overlap(box.all, tri_box))
+		float r = w->particles.radius[v[0]];
+		pbd_aabb tri_box = {v3(minf(p0->x, minf(p1->x, p2->x)) - r, minf(p0->y, minf(p1->y, p2->y)) - r,
+				       minf(p0->z, minf(p1->z, p2->z)) - r),
+				    v3(maxf(p0->x, maxf(p1->x, p2->x)) + r, maxf(p0->y, maxf(p1->y, p2->y)) + r,
+				       maxf(p0->z, maxf(p1->z, p2->z)) + r)};
+		if (!pbd_aabb_overlap(box.all, tri_box))
 			continue;
 		*touching += push_triangle_off_edge(w, c, v, &box, tri_box, &deep);
 	}

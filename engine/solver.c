@@ -558,7 +558,6 @@ static void guard_motion(pbd_world *w, pbd_step_context *ctx)
 	for (int search = 0; search <= GUARD_MAX_SEARCHES; ++search) {
 		pbd_pairs_sweep_drift(w);  // the guard skips the pairs whose sweeps stay apart
 		ctx->ccd_hits += pbd_guard_run(w, &ctx->ccd_tested);
-		pbd_guard_record_stops(w);
 		if (pbd_pairs_hold(w, ctx->h)) {
 			checked = true;
 			break;

@@ -102,7 +102,7 @@ static int cloth_on_floor_touches_at_every_vertex(void)
 }
 
 // A second cloth dropped on the first comes to lie on it: cloth-cloth points at the
-// thickness apart over the whole upper cloth, their normals pointing up from the lower one.
+// thickness apart over the whole upper cloth, nearly all their normals vertical.
 static int cloth_on_cloth_touches_at_thickness(void)
 {
 	pbd_world *w = world_with_floor();

@@ -23,6 +23,8 @@ void app_set_status(app *a, const char *fmt, ...)
 	a->status_time = a->sim_time;
 }
 
+static bool is_mesh_scene(const demo_scene *scene) { return strcmp(scene->name, "mesh") == 0; }
+
 // The new world of `scene` takes the old one's place: a loaded tuning, then the chosen preset,
 // then (keep_params) what the keys changed in the old world; the camera looks at the scene.
 static void adopt_world(app *a, const demo_scene *scene, pbd_world *world, demo_scene_state *state, bool keep_params)
@@ -53,13 +55,11 @@ static void adopt_world(app *a, const demo_scene *scene, pbd_world *world, demo_
 		camera_from_scene(&a->cam, scene);
 	a->cam_heading = NAN;  // follows from here; a reset keeps the view turned as the mouse left it
 	camera_follow(&a->cam, scene, a->world, &a->state, &a->cam_heading);
-	if (strcmp(scene->name, "mesh") == 0)
+	if (is_mesh_scene(scene))
 		app_frame_cloth(a);  // your own mesh, whatever its size: all of it in view
 	if (state->message[0])  // your own mesh: what the reader found and how many vertices --pin held
 		app_set_status(a, "%s", state->message);
 }
-
-static bool is_mesh_scene(const demo_scene *scene) { return strcmp(scene->name, "mesh") == 0; }
 
 bool app_load_scene(app *a, const demo_scene *scene, bool keep_params)
 {
@@ -90,6 +90,13 @@ bool app_load_scene(app *a, const demo_scene *scene, bool keep_params)
 	return true;
 }
 
+// A cancelled first load: the first scene of the table takes the empty floor's place.
+static void show_first_scene_instead(app *a)
+{
+	a->load_is_first = false;
+	app_load_scene(a, demo_scene_at(0), false);
+}
+
 bool app_poll_load(app *a)
 {
 	if (!a->load.started)
@@ -104,10 +111,8 @@ bool app_poll_load(app *a)
 	a->loading = false;
 	if (!wanted) {  // cancelled: the old scene ran on (the first scene: the first of the table)
 		pbd_world_destroy(world);
-		if (a->load_is_first) {
-			a->load_is_first = false;
-			app_load_scene(a, demo_scene_at(0), false);
-		}
+		if (a->load_is_first)
+			show_first_scene_instead(a);
 		return true;
 	}
 	if (r == PBD_OK) {
@@ -133,10 +138,8 @@ void app_cancel_load(app *a)
 	fprintf(stderr, "pbd-viewer: loading %s cancelled\n", a->load.cloth_path);
 	// The first scene in place of the empty floor at once, unless the load still uses the
 	// task pool (then when it stops).
-	if (a->load_is_first && !a->pool) {
-		a->load_is_first = false;
-		app_load_scene(a, demo_scene_at(0), false);
-	}
+	if (a->load_is_first && !a->pool)
+		show_first_scene_instead(a);
 	app_set_status(a, "loading %s cancelled", a->load.cloth_path);
 }
 
@@ -411,14 +414,17 @@ static const unsigned char kDebugText[4] = {235, 238, 242, 255};
 static int copy_contact_points(app *a, pbd_contact_filter filter, pbd_contact_point **items, int *capacity,
 			       int cap, int *total)
 {
+	// Into the room there is; a second pass only when the list grew past it (and the cap).
+	int room = *capacity < cap ? *capacity : cap;
 	*total = 0;
-	if (pbd_world_get_contacts(a->world, filter, NULL, 0, total) != PBD_OK || *total == 0)
+	if (pbd_world_get_contacts(a->world, filter, *items, room, total) != PBD_OK)
 		return 0;
 	int n = *total < cap ? *total : cap;
-	if (!reserve_items((void **)items, capacity, n, sizeof **items))
-		return 0;
-	int all = 0;
-	pbd_world_get_contacts(a->world, filter, *items, n, &all);
+	if (n > room) {
+		if (!reserve_items((void **)items, capacity, n, sizeof **items))
+			return 0;
+		pbd_world_get_contacts(a->world, filter, *items, n, total);
+	}
 	return n;
 }
 
