@@ -1,6 +1,7 @@
 #!/bin/sh
 # --record and --dump in test mode: one PNG and one OBJ per drawn frame, numbered from 0; the
-# last PNG is the --screenshot of the same run, byte for byte, a second run records the same
+# last PNG is the --screenshot of the same run, byte for byte, the line the viewer ends with
+# counts the frames and the simulated time, a second run records the same
 # pictures, and the OBJ dumps hold the cloth as it moves. Run under xvfb-run.
 # usage: viewer_record.sh VIEWER_BINARY
 set -u
@@ -10,8 +11,12 @@ trap 'rm -rf "$dir"' EXIT
 fail() { echo "$*"; exit 1; }
 for run in a b; do
   "$viewer" --scene drop --size 320x180 --frames 6 --record "$dir/png_$run" --dump "$dir/obj_$run" \
-    --screenshot "$dir/last_$run.png" >/dev/null || fail "the viewer failed (run $run)"
+    --screenshot "$dir/last_$run.png" >/dev/null 2>"$dir/err_$run" || fail "the viewer failed (run $run)"
 done
+# The line the viewer ends with: in test mode 6 frames drawn and 6/60 s simulated.
+line=$(grep '^pbd-viewer: summary drop: ' "$dir/err_a") || fail "no summary line: $(cat "$dir/err_a")"
+echo "$line" | grep -q ': 6 frames drawn in .* fps, longest frame .* ms); 0.10 s simulated (' ||
+  fail "the summary does not tell 6 frames and 0.10 s simulated: $line"
 [ "$(ls "$dir/png_a" | wc -l)" -eq 6 ] || fail "expected 6 recorded frames, got $(ls "$dir/png_a" | wc -l)"
 [ "$(ls "$dir/obj_a" | wc -l)" -eq 6 ] || fail "expected 6 dumps, got $(ls "$dir/obj_a" | wc -l)"
 [ -f "$dir/png_a/frame_00000.png" ] && [ -f "$dir/png_a/frame_00005.png" ] || fail "frames are not numbered 0..5"

@@ -17,6 +17,36 @@
 
 #define MAX_KEY_EVENTS 256
 
+// What a run of the scene on show cost, for the line the viewer prints when it ends: frames
+// drawn and wall time since the scene (re)started, simulated time, the longest frame.
+typedef struct run_summary {
+	double started_at, sim_at_start, last_sim, longest;
+	long frames;
+} run_summary;
+
+static void summary_frame(run_summary *r, const app *a, double now, double frame_seconds)
+{
+	if (a->sim_time < r->last_sim) {  // a reset or another scene: its own run from here
+		*r = (run_summary){now, a->sim_time, a->sim_time, 0.0, 0};
+	}
+	r->last_sim = a->sim_time;
+	r->frames++;
+	if (r->frames > 1 && frame_seconds > r->longest)
+		r->longest = frame_seconds;
+}
+
+static void print_summary(const run_summary *r, const app *a, double now)
+{
+	double wall = now - r->started_at, sim = a->sim_time - r->sim_at_start;
+	if (r->frames <= 0 || !(wall > 0.0))
+		return;
+	fprintf(stderr,
+		"pbd-viewer: summary %s: %ld frames drawn in %.2f s (%.1f fps, longest frame %.1f ms); "
+		"%.2f s simulated (%.2fx real time)\n",
+		a->scene ? a->scene->name : "none", r->frames, wall,
+		r->frames / wall, 1000.0 * r->longest, sim, sim / wall);
+}
+
 typedef struct viewer_options {
 	demo_flags common;        // frames < 0: interactive
 	int width, height;
@@ -280,8 +310,12 @@ static bool prepare_dir(const char *flag, const char *dir)
 
 // Live window, world idle: takes in the last batch of steps, applies the input that waited
 // for it, copies what the frames draw, and hands the steps now due (fixed 60 Hz against the
-// wall clock, at most 4 at a time, one when steps are slower than real time) to the worker
-// (or, without one, runs them here).
+// wall clock) to the worker (or, without one, at most 4 here). While steps are faster than
+// real time, a batch catches up on as much as a quarter of a second: a slow display (Mesa's
+// software renderer draws some scenes at 5 frames a second) must not put the simulation in
+// slow motion, and steps that keep up cannot spiral. When they are slower than real time,
+// one at a time, and the time they miss is dropped.
+#define CATCH_UP_SECONDS 0.25
 static void run_due_steps(app *a, stepper *worker)
 {
 	int done = 0;
@@ -290,7 +324,8 @@ static void run_due_steps(app *a, stepper *worker)
 		app_note_steps(a, done, r);
 	a->stepping = false;
 	app_apply_queued_input(a);
-	int due = 0, most = worker && worker->seconds_per_step > VIEWER_DT ? 1 : 4;
+	int most = !worker ? 4 : worker->seconds_per_step > VIEWER_DT ? 1 : (int)(CATCH_UP_SECONDS / VIEWER_DT);
+	int due = 0;
 	while (a->accumulator >= VIEWER_DT && due < most) {
 		a->accumulator -= VIEWER_DT;
 		due++;
@@ -435,6 +470,7 @@ int main(int argc, char **argv)
 	int next_event = 0, status = 0;
 	double last = glfwGetTime(), fps_time = last, fps_sim_time = a.sim_time;
 	long fps_frames = 0;
+	run_summary summary = {last, a.sim_time, a.sim_time, 0.0, 0};
 	// A live window steps on its own thread, so that it answers at display rate whatever a
 	// step costs; test mode steps in line, one fixed step per frame, for repeatable pictures.
 	stepper steps;
@@ -472,6 +508,7 @@ int main(int argc, char **argv)
 				run_due_steps(&a, threaded ? &steps : NULL);
 			a.frame_ms[a.frame_ms_newest = (a.frame_ms_newest + 1) % VIEWER_HISTORY] = (float)((now - last) * 1000.0);
 		}
+		summary_frame(&summary, &a, now, now - last);
 		last = now;
 		if (++fps_frames, now - fps_time >= 0.5) {
 			a.fps = fps_frames / (now - fps_time);
@@ -514,6 +551,7 @@ int main(int argc, char **argv)
 		}
 		glfwSwapBuffers(window);
 	}
+	print_summary(&summary, &a, glfwGetTime());
 	if (a.load.started) {  // quit while a mesh loads: stop it where it is
 		a.load_is_first = false;
 		app_cancel_load(&a);
