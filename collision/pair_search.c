@@ -67,19 +67,37 @@ static float kept_distance(const pbd_body *b, float thickness, double rest)
 	return k < thickness ? (float)k : thickness;
 }
 
+// No less than the rest distance of a vertex-triangle or edge-edge pair (as
+// pbd_point_triangle_distance2 or pbd_segment_segment_distance2 compute it): the distance of
+// their closest two corners, widened far beyond the rounding of either. Since kept_distance
+// grows with the rest distance, a pair farther apart now than what this bound would keep is
+// farther than what it keeps: most pairs of a cloth lying flat or gently curved are decided so,
+// without the exact distance at rest.
+static double rest_corner_bound(const pbd_v3 *a, int na, const pbd_v3 *b, int nb)
+{
+	double best = INFINITY;
+	for (int j = 0; j < na; ++j)
+		for (int k = 0; k < nb; ++k) {
+			double dx = (double)a[j].x - b[k].x, dy = (double)a[j].y - b[k].y, dz = (double)a[j].z - b[k].z;
+			best = fmin(best, dx * dx + dy * dy + dz * dz);
+		}
+	return sqrt(best) * (1.0 + 1e-9);
+}
+
 // How far two sets of tracks can close in on each other from now until the first of them runs
 // out: the largest difference of their velocities times that time (0 when they move alike).
 static double closing(const pbd_tracks *t, const uint32_t *a, int na, const uint32_t *b, int nb, double now)
 {
 	double end = INFINITY;
-	float rel = 0.0f;
+	float rel2 = 0.0f;  // the largest squared difference: one square root, the same result
 	for (int j = 0; j < na; ++j) {
 		end = fmin(end, t->expiry[a[j]]);
 		for (int k = 0; k < nb; ++k)
-			rel = maxf(rel, v3_len(v3_sub(t->vel[a[j]], t->vel[b[k]])));
+			rel2 = maxf(rel2, v3_len2(v3_sub(t->vel[a[j]], t->vel[b[k]])));
 	}
 	for (int k = 0; k < nb; ++k)
 		end = fmin(end, t->expiry[b[k]]);
+	float rel = sqrtf(rel2);
 	if (rel == 0.0f)
 		return 0.0;
 	return (double)rel * (end - now) * (1.0 + 1e-5);
@@ -167,16 +185,20 @@ static void try_vt(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t q, uint32
 	double beyond = close + reach + tolerance;  // what the distance now may exceed the thickness by
 	if (gap_along_axes(&xq, 1, xt, 3) > thickness + beyond)
 		return;
-	if (close > 0.0 && !tracks_near(tr, &q, 1, t, 3, w->time, thickness + (float)tolerance))
-		return;
+	// The distance before the tracks' boxes: it turns away most of the pairs the boxes let
+	// through, and a pair must pass both.
 	double bary[3];
 	double d = sqrt(pbd_point_triangle_distance2(d3_of(xq), d3_of(xt[0]), d3_of(xt[1]), d3_of(xt[2]), bary));
 	if (!(d <= thickness + beyond))
+		return;
+	if (close > 0.0 && !tracks_near(tr, &q, 1, t, 3, w->time, thickness + (float)tolerance))
 		return;
 	if (oq == ot) {
 		const pbd_v3 *rest = w->particles.rest;
 		pbd_v3 rt[3] = {rest[t[0]], rest[t[1]], rest[t[2]]};
 		if (gap_along_axes(&rest[q], 1, rt, 3) < thickness / REST_FOLD) {
+			if (d > kept_distance(body(w, oq), thickness, rest_corner_bound(&rest[q], 1, rt, 3)) + beyond)
+				return;
 			thickness = kept_distance(body(w, oq), thickness, sqrt(pbd_point_triangle_distance2(
 								     d3_of(rest[q]), d3_of(rt[0]), d3_of(rt[1]), d3_of(rt[2]), bary)));
 			if (thickness <= 1e-7f || d > thickness + beyond)
@@ -208,16 +230,18 @@ static void try_ee(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, uint32
 	double beyond = close + max_slack(tr, ea, 2) + max_slack(tr, eb, 2);
 	if (gap_along_axes(xa, 2, xb, 2) > thickness + beyond)
 		return;
-	if (close > 0.0 && !tracks_near(tr, ea, 2, eb, 2, w->time, thickness))
-		return;
-	double s, u;
+	double s, u;  // the distance first, as in try_vt
 	double d = sqrt(pbd_segment_segment_distance2(d3_of(xa[0]), d3_of(xa[1]), d3_of(xb[0]), d3_of(xb[1]), &s, &u));
 	if (!(d <= thickness + beyond))
+		return;
+	if (close > 0.0 && !tracks_near(tr, ea, 2, eb, 2, w->time, thickness))
 		return;
 	if (oa == ob) {
 		const pbd_v3 *rest = w->particles.rest;
 		pbd_v3 ra[2] = {rest[ea[0]], rest[ea[1]]}, rb[2] = {rest[eb[0]], rest[eb[1]]};
 		if (gap_along_axes(ra, 2, rb, 2) < thickness / REST_FOLD) {
+			if (d > kept_distance(body(w, oa), thickness, rest_corner_bound(ra, 2, rb, 2)) + beyond)
+				return;
 			thickness = kept_distance(
 				body(w, oa), thickness, sqrt(pbd_segment_segment_distance2(d3_of(ra[0]), d3_of(ra[1]), d3_of(rb[0]),
 									      d3_of(rb[1]), &s, &u)));
