@@ -13,8 +13,12 @@
 // A full search fits and boxes every patch and asks every patch for its pairs. An update for a
 // few straying particles asks again only for the pairs of the patches they belong to, whose
 // boxes are added to the hash anew (older entries of a patch are passed over).
+#include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "pair_search.h"
 
@@ -376,6 +380,69 @@ static float cell_size(const pbd_world *w)
 
 static bool is_affected(const pbd_world *w, uint32_t p) { return w->pairs.patch_stamp[p] == w->pairs.update_serial; }
 
+// The boxes of a patch's primitives that pass the quick filter, a column per coordinate, padded
+// to a multiple of four with empty boxes: one box is tested against four of them at once,
+// without a branch per comparison.
+#define NEAR_ROOM ((PATCH_NEAR_MAX + 3) & ~3)
+typedef struct near_boxes {
+	alignas(16) float lo[3][NEAR_ROOM];
+	alignas(16) float hi[3][NEAR_ROOM];
+	uint32_t id[NEAR_ROOM];
+	int count;
+} near_boxes;
+
+static void near_add(near_boxes *n, uint32_t id, pbd_aabb b)
+{
+	int k = n->count++;
+	n->id[k] = id;
+	n->lo[0][k] = b.lo.x, n->lo[1][k] = b.lo.y, n->lo[2][k] = b.lo.z;
+	n->hi[0][k] = b.hi.x, n->hi[1][k] = b.hi.y, n->hi[2][k] = b.hi.z;
+}
+
+static void near_pad(near_boxes *n)
+{
+	for (int k = n->count; k < ((n->count + 3) & ~3); ++k)
+		for (int c = 0; c < 3; ++c)
+			n->lo[c][k] = INFINITY, n->hi[c][k] = -INFINITY;
+}
+
+// Which of boxes k..k+3 of n overlap b (pbd_aabb_overlap), as the low four bits.
+static unsigned overlaps4(const near_boxes *n, int k, pbd_aabb b)
+{
+#if defined(__SSE2__)
+	__m128 in = _mm_and_ps(_mm_cmple_ps(_mm_set1_ps(b.lo.x), _mm_load_ps(n->hi[0] + k)),
+			       _mm_cmple_ps(_mm_load_ps(n->lo[0] + k), _mm_set1_ps(b.hi.x)));
+	in = _mm_and_ps(in, _mm_and_ps(_mm_cmple_ps(_mm_set1_ps(b.lo.y), _mm_load_ps(n->hi[1] + k)),
+				       _mm_cmple_ps(_mm_load_ps(n->lo[1] + k), _mm_set1_ps(b.hi.y))));
+	in = _mm_and_ps(in, _mm_and_ps(_mm_cmple_ps(_mm_set1_ps(b.lo.z), _mm_load_ps(n->hi[2] + k)),
+				       _mm_cmple_ps(_mm_load_ps(n->lo[2] + k), _mm_set1_ps(b.hi.z))));
+	return (unsigned)_mm_movemask_ps(in);
+#else
+	unsigned bits = 0;
+	for (int j = 0; j < 4; ++j) {
+		pbd_aabb o = {v3(n->lo[0][k + j], n->lo[1][k + j], n->lo[2][k + j]),
+			      v3(n->hi[0][k + j], n->hi[1][k + j], n->hi[2][k + j])};
+		bits |= (unsigned)pbd_aabb_overlap(b, o) << j;
+	}
+	return bits;
+#endif
+}
+
+// The boxes of n from `first` on that overlap b, in order: runs `visit` with k set to each.
+#define FOR_EACH_OVERLAP(n, first, b, k, visit)                                           \
+	for (int group_ = (first) & ~3; group_ < (n)->count; group_ += 4) {                \
+		unsigned bits_ = overlaps4((n), group_, (b));                               \
+		if (group_ < (first))                                                       \
+			bits_ &= ~0u << ((first) - group_);                                 \
+		if (group_ + 4 > (n)->count) /* an infinite box meets the padding too */    \
+			bits_ &= (1u << ((n)->count - group_)) - 1u;                        \
+		while (bits_) {                                                             \
+			int k = group_ + __builtin_ctz(bits_);                              \
+			bits_ &= bits_ - 1;                                                 \
+			visit;                                                              \
+		}                                                                           \
+	}
+
 // Every pair of primitives of patches a and b (a == b: of one patch) whose boxes overlap is
 // tested (pair_search's try_*); a pair of one cloth's patches that move rigidly together is
 // passed over whole (patches.c).
@@ -394,38 +461,38 @@ static void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, 
 	const uint32_t *own = pr->patch_own, *tris = pr->patch_tris, *edges = pr->patch_edges;
 	// Only the primitives of one side whose boxes reach the other patch's box can pair: a few,
 	// where two layers' patches overlap at their edges.
-	uint32_t near[2][PATCH_NEAR_MAX];
+	near_boxes near[2];
 	for (int side = 0; side < (a == b ? 1 : 2); ++side) {
 		uint32_t p = side ? b : a, q = side ? a : b;
-		int n = 0;
 		pbd_aabb other = pr->patch_boxes[q];
 		PBD_ASSERT(pr->patch_tri_start[q + 1] - pr->patch_tri_start[q] <= PATCH_NEAR_MAX);
+		near[0].count = 0;
 		for (int i = pr->patch_tri_start[q]; i < pr->patch_tri_start[q + 1]; ++i)
 			if (pbd_aabb_overlap(tbox[tris[i]], pr->patch_boxes[p]))
-				near[0][n++] = tris[i];
+				near_add(&near[0], tris[i], tbox[tris[i]]);
+		near_pad(&near[0]);
 		for (int i = pr->patch_own_start[p]; i < pr->patch_own_start[p + 1]; ++i) {
 			if (!pbd_aabb_overlap(vbox[own[i]], other))
 				continue;
-			for (int k = 0; k < n; ++k)
-				if (pbd_aabb_overlap(vbox[own[i]], tbox[near[0][k]]))
-					try_vt(w, chunk, own[i], near[0][k]);
+			FOR_EACH_OVERLAP(&near[0], 0, vbox[own[i]], k, try_vt(w, chunk, own[i], near[0].id[k]))
 		}
 	}
-	int na = 0, nb = 0;
 	PBD_ASSERT(pr->patch_edge_start[a + 1] - pr->patch_edge_start[a] <= PATCH_NEAR_MAX &&
 		   pr->patch_edge_start[b + 1] - pr->patch_edge_start[b] <= PATCH_NEAR_MAX);
+	near[0].count = near[1].count = 0;
 	for (int i = pr->patch_edge_start[a]; i < pr->patch_edge_start[a + 1]; ++i)
 		if (pbd_aabb_overlap(ebox[edges[i]], pr->patch_boxes[b]))
-			near[0][na++] = edges[i];
-	for (int i = pr->patch_edge_start[b]; i < pr->patch_edge_start[b + 1]; ++i)
-		if (pbd_aabb_overlap(ebox[edges[i]], pr->patch_boxes[a]))
-			near[1][nb++] = edges[i];
-	for (int i = 0; i < na; ++i)
-		for (int k = a == b ? i + 1 : 0; k < (a == b ? na : nb); ++k) {
-			uint32_t e = near[0][i], f = a == b ? near[0][k] : near[1][k];
-			if (pbd_aabb_overlap(ebox[e], ebox[f]))
-				try_ee(w, chunk, e, f);
-		}
+			near_add(&near[0], edges[i], ebox[edges[i]]);
+	if (a != b)
+		for (int i = pr->patch_edge_start[b]; i < pr->patch_edge_start[b + 1]; ++i)
+			if (pbd_aabb_overlap(ebox[edges[i]], pr->patch_boxes[a]))
+				near_add(&near[1], edges[i], ebox[edges[i]]);
+	near_boxes *others = a == b ? &near[0] : &near[1];
+	near_pad(others);
+	for (int i = 0; i < near[0].count; ++i) {
+		uint32_t e = near[0].id[i];
+		FOR_EACH_OVERLAP(others, a == b ? i + 1 : 0, ebox[e], k, try_ee(w, chunk, e, others->id[k]))
+	}
 	if (w->bodies.slots[body_a].kind != PBD_BODY_PARTICLES && w->bodies.slots[body_b].kind != PBD_BODY_PARTICLES)
 		return;
 	for (int i = pr->patch_own_start[a]; i < pr->patch_own_start[a + 1]; ++i)
