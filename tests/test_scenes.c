@@ -70,6 +70,18 @@ static float fastest(const scene_run *r, int k)
 // stay where the pins hold them, the cloth hangs its full length down to about y = 1, and the
 // slack falls in folds: the top edge sags between the pins as a limp edge does and the sheet
 // leaves its plane, then comes to rest.
+// The strain of triangle corner e's edge (to the next corner) against `rest`.
+static double edge_strain(const float *x, const float *rest, const uint32_t *tri, int e)
+{
+	uint32_t a = tri[e], b = tri[e % 3 == 2 ? e - 2 : e + 1];
+	double l0 = 0.0, l = 0.0;
+	for (int c = 0; c < 3; ++c) {
+		l0 += pow(rest[3 * a + c] - rest[3 * b + c], 2);
+		l += pow(x[3 * a + c] - x[3 * b + c], 2);
+	}
+	return sqrt(l / l0) - 1.0;
+}
+
 static int compare_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -88,15 +100,8 @@ static double edge_strain_percentile(const scene_run *r, int k, const float *res
 		free(strain);
 		return INFINITY;
 	}
-	for (int e = 0; e < 3 * t; ++e) {
-		uint32_t a = tri[e], b = tri[e % 3 == 2 ? e - 2 : e + 1];
-		double l0 = 0.0, l = 0.0;
-		for (int c = 0; c < 3; ++c) {
-			l0 += pow(rest[3 * a + c] - rest[3 * b + c], 2);
-			l += pow(x[3 * a + c] - x[3 * b + c], 2);
-		}
-		strain[e] = sqrt(l / l0) - 1.0;
-	}
+	for (int e = 0; e < 3 * t; ++e)
+		strain[e] = edge_strain(x, rest, tri, e);
 	qsort(strain, 3 * (size_t)t, sizeof *strain, compare_double);
 	double v = strain[(size_t)(share * (3 * t - 1))];
 	free(strain);
@@ -298,15 +303,8 @@ static double worst_edge_strain(const scene_run *r, int k, const float *rest)
 	const float *x = pbd_cloth_positions(r->w, r->st.cloths[k], NULL);
 	const uint32_t *tri = pbd_cloth_indices(r->w, r->st.cloths[k], &t);
 	double worst = 0.0;
-	for (int e = 0; e < 3 * t; ++e) {
-		uint32_t a = tri[e], b = tri[e % 3 == 2 ? e - 2 : e + 1];
-		double l0 = 0.0, l = 0.0;
-		for (int c = 0; c < 3; ++c) {
-			l0 += pow(rest[3 * a + c] - rest[3 * b + c], 2);
-			l += pow(x[3 * a + c] - x[3 * b + c], 2);
-		}
-		worst = fmax(worst, sqrt(l / l0) - 1.0);
-	}
+	for (int e = 0; e < 3 * t; ++e)
+		worst = fmax(worst, edge_strain(x, rest, tri, e));
 	return worst;
 }
 
