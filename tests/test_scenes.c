@@ -389,25 +389,27 @@ static double skirt_spread(const scene_run *r)
 
 // The hem of the skirt (the vertices of its outer ring, 0.70 m from the waist's centre when it
 // lies flat as loaded), in order round the ring; returns how many (at most `capacity`).
+typedef struct hem_vertex {
+	double angle;
+	int index;
+} hem_vertex;
+
+static int compare_angle(const void *a, const void *b)
+{
+	return compare_double(&((const hem_vertex *)a)->angle, &((const hem_vertex *)b)->angle);
+}
+
 static int skirt_hem(const scene_run *r, int *hem, int capacity)
 {
 	int n = 0, count = 0;
 	const float *x = pbd_cloth_positions(r->w, r->st.cloths[0], &n);
-	double angle[1024];
-	for (int i = 0; i < n && count < capacity && count < 1024; ++i)
-		if (sqrt(x[3 * i] * x[3 * i] + x[3 * i + 2] * x[3 * i + 2]) > 0.69) {
-			angle[count] = atan2(x[3 * i + 2], x[3 * i]);
-			hem[count++] = i;
-		}
-	for (int i = 1; i < count; ++i)  // insertion sort by angle: a few dozen vertices
-		for (int j = i; j > 0 && angle[j - 1] > angle[j]; --j) {
-			double a = angle[j];
-			angle[j] = angle[j - 1];
-			angle[j - 1] = a;
-			int h = hem[j];
-			hem[j] = hem[j - 1];
-			hem[j - 1] = h;
-		}
+	hem_vertex ring[256];
+	for (int i = 0; i < n && count < capacity && count < 256; ++i)
+		if (sqrt(x[3 * i] * x[3 * i] + x[3 * i + 2] * x[3 * i + 2]) > 0.69)
+			ring[count++] = (hem_vertex){atan2(x[3 * i + 2], x[3 * i]), i};
+	qsort(ring, (size_t)count, sizeof *ring, compare_angle);
+	for (int k = 0; k < count; ++k)
+		hem[k] = ring[k].index;
 	return count;
 }
 
@@ -418,7 +420,7 @@ static void skirt_hang(const scene_run *r, const int *hem, int count, double wai
 {
 	int n = 0;
 	const float *x = pbd_cloth_positions(r->w, r->st.cloths[0], &n);
-	double radius[1024], mean = 0.0;
+	double radius[256], mean = 0.0;
 	*drop = 0.0;
 	for (int k = 0; k < count; ++k) {
 		const float *p = x + 3 * hem[k];
