@@ -64,53 +64,111 @@ typedef struct hang_run {
 
 typedef enum hang_variant { HANG_AS_IS, HANG_STILL_AIR, HANG_NO_FLOOR } hang_variant;
 
-// The hang scene at res x res, 5 substeps x 1 pass, self-collision off (the row):
-// warm-up frames (its pins gather), then `frames` timed frames.
-static int run_hang(int res, pbd_task_pool *pool, hang_variant variant, int frames, hang_run *out)
+// A hang world being timed.
+typedef struct hang_world {
+	const demo_scene *scene;
+	pbd_world *w;
+	demo_scene_state state;
+	int ok;
+} hang_world;
+
+// The hang scene at res x res, 5 substeps x 1 pass, self-collision off (the row),
+// after its warm-up frames (its pins gather).
+static int hang_open(int res, pbd_task_pool *pool, hang_variant variant, hang_world *h)
 {
-	*out = (hang_run){0};
-	const demo_scene *scene = demo_scene_find("hang");
+	*h = (hang_world){.scene = demo_scene_find("hang"), .ok = 1};
 	pbd_world_def wd = pbd_world_def_default();
 	wd.settings.substeps = 5, wd.settings.iterations = 1;
 	pbd_world_def_use_task_pool(&wd, pool);
 	demo_scene_options so = {res, NULL, NULL, 0};
-	demo_scene_state state;
-	pbd_world *w = NULL;
 	char error[256];
-	if (!scene || demo_scene_load_def(scene, &so, &wd, &w, &state, error, sizeof error) != PBD_OK ||
-	    demo_param_apply(w, &state, "self_collision=0", error, sizeof error) != PBD_OK) {
-		fprintf(stderr, "pbd-bench: hang at %d: %s\n", res, w ? error : "cannot load");
-		pbd_world_destroy(w);
+	if (!h->scene || demo_scene_load_def(h->scene, &so, &wd, &h->w, &h->state, error, sizeof error) != PBD_OK ||
+	    demo_param_apply(h->w, &h->state, "self_collision=0", error, sizeof error) != PBD_OK) {
+		fprintf(stderr, "pbd-bench: hang at %d: %s\n", res, h->w ? error : "cannot load");
+		pbd_world_destroy(h->w);
+		h->w = NULL;
 		return -1;
 	}
 	if (variant == HANG_STILL_AIR) {  // no wind, no drag, no lift: the air has nothing to do
-		pbd_world_settings s = pbd_world_get_settings(w);
+		pbd_world_settings s = pbd_world_get_settings(h->w);
 		s.drag_coefficient = s.lift_coefficient = 0.0f;
 		s.wind[0] = s.wind[1] = s.wind[2] = 0.0f;
-		pbd_world_set_settings(w, &s);
+		pbd_world_set_settings(h->w, &s);
 	}
 	if (variant == HANG_NO_FLOOR)  // the same cloth with no collider at all
-		for (int k = 0; k < state.collider_count; ++k)
-			pbd_collider_destroy(w, state.colliders[k]);
-	int ok = 1;
-	for (int f = 0; f < WARMUP_FRAMES && ok; ++f)
-		ok = demo_scene_step(scene, w, &state, 1.0f / 60.0f) == PBD_OK;
+		for (int k = 0; k < h->state.collider_count; ++k)
+			pbd_collider_destroy(h->w, h->state.colliders[k]);
+	for (int f = 0; f < WARMUP_FRAMES && h->ok; ++f)
+		h->ok = demo_scene_step(h->scene, h->w, &h->state, 1.0f / 60.0f) == PBD_OK;
+	return h->ok ? 0 : -1;
+}
+
+// One timed frame, added to `out` as its share of `frames` frames.
+static void hang_frame(hang_world *h, int frames, hang_run *out)
+{
+	if (!h->ok)
+		return;
 	double t = now_ms();
-	for (int f = 0; f < frames && ok; ++f) {
-		ok = demo_scene_step(scene, w, &state, 1.0f / 60.0f) == PBD_OK;
-		pbd_world_stats st = pbd_world_get_stats(w);
-		for (int k = 0; k < PBD_STAGE_COUNT; ++k)
-			out->stage_ms[k] += st.stage_ms[k] / frames;
-		out->constraints = st.constraints;
-	}
-	out->ms = (now_ms() - t) / frames;
+	h->ok = demo_scene_step(h->scene, h->w, &h->state, 1.0f / 60.0f) == PBD_OK;
+	out->ms += (now_ms() - t) / frames;
+	pbd_world_stats st = pbd_world_get_stats(h->w);
+	for (int k = 0; k < PBD_STAGE_COUNT; ++k)
+		out->stage_ms[k] += st.stage_ms[k] / frames;
+	out->constraints = st.constraints;
+}
+
+// Whether every position is finite at the end; frees the world.
+static int hang_close(hang_world *h, hang_run *out)
+{
 	int n = 0;
-	const float *x = pbd_cloth_positions(w, state.cloths[0], &n);
-	out->finite = ok && x != NULL;
+	const float *x = pbd_cloth_positions(h->w, h->state.cloths[0], &n);
+	out->finite = h->ok && x != NULL;
 	for (int i = 0; i < 3 * n && out->finite; ++i)
 		out->finite = x[i] == x[i] && x[i] < 1e30f && x[i] > -1e30f;
-	pbd_world_destroy(w);
-	return ok ? 0 : -1;
+	pbd_world_destroy(h->w);
+	return h->ok ? 0 : -1;
+}
+
+// `frames` timed frames of one hang world.
+static int run_hang(int res, pbd_task_pool *pool, hang_variant variant, int frames, hang_run *out)
+{
+	*out = (hang_run){0};
+	hang_world h;
+	if (hang_open(res, pool, variant, &h) != 0)
+		return -1;
+	for (int f = 0; f < frames; ++f)
+		hang_frame(&h, frames, out);
+	return hang_close(&h, out);
+}
+
+// Frames per turn when two worlds are stepped in turn; the first of each turn is not timed: it
+// brings its world back into the caches the other world's turn took (two 256 x 256 worlds do
+// not fit in them together, and a cold frame costs one thread more than two).
+#define TURN_FRAMES 10
+
+// `frames` timed frames of each of two hang worlds, stepped in turns: whatever the host does
+// meanwhile (other processes taking the cores for a while, the clock changing) falls on both
+// alike, which whole runs one after the other do not see.
+static int run_hang_pair(int res, pbd_task_pool *pool_a, hang_variant variant_a, pbd_task_pool *pool_b,
+			 hang_variant variant_b, int frames, hang_run *a, hang_run *b)
+{
+	*a = *b = (hang_run){0};
+	hang_world h[2];
+	if (hang_open(res, pool_a, variant_a, &h[0]) != 0)
+		return -1;
+	if (hang_open(res, pool_b, variant_b, &h[1]) != 0) {
+		hang_close(&h[0], a);
+		return -1;
+	}
+	hang_run *out[2] = {a, b}, untimed;
+	for (int done = 0; done < frames; done += TURN_FRAMES - 1)
+		for (int k = 0; k < 2; ++k) {
+			hang_frame(&h[k], 1, &untimed);
+			for (int f = done; f < frames && f < done + TURN_FRAMES - 1; ++f)
+				hang_frame(&h[k], frames, out[k]);
+		}
+	int status = hang_close(&h[0], a);
+	return hang_close(&h[1], b) | status;
 }
 
 // Target 1 and 2: the whole step per constraint per substep against the kernel's.
@@ -184,20 +242,19 @@ static void stop_load(pid_t *pids, int count)
 	}
 }
 
-// Median ms per frame of 1 and 2 threads, interleaved.
+// Median ms per frame of 1 and 2 threads, stepped in turns.
 static int thread_pair(int res, double *one, double *two)
 {
 	pbd_task_pool *pool = NULL;
 	if (pbd_task_pool_create(2, &pool) != PBD_OK)
 		return -1;
 	double a[REPS], b[REPS];
-	hang_run run;
+	hang_run run_one, run_two;
 	int frames = frames_at(res), status = 0;
 	for (int rep = 0; rep < REPS && status == 0; ++rep) {
-		status |= run_hang(res, NULL, HANG_AS_IS, frames, &run);
-		a[rep] = run.ms;
-		status |= run_hang(res, pool, HANG_AS_IS, frames, &run);
-		b[rep] = run.ms;
+		status |= run_hang_pair(res, NULL, HANG_AS_IS, pool, HANG_AS_IS, frames, &run_one, &run_two);
+		a[rep] = run_one.ms;
+		b[rep] = run_two.ms;
 	}
 	pbd_task_pool_destroy(pool);
 	if (status != 0)
@@ -246,14 +303,13 @@ static void idle_work_rows(void)
 	double with[REPS], without[REPS], collider[REPS], air[REPS];
 	hang_run run;
 	for (int rep = 0; rep < REPS; ++rep) {
-		if (run_hang(128, NULL, HANG_AS_IS, frames_at(128), &run) != 0)
+		hang_run bare;
+		if (run_hang_pair(128, NULL, HANG_AS_IS, NULL, HANG_NO_FLOOR, frames_at(128), &run, &bare) != 0)
 			return;
 		with[rep] = run.ms;
 		// Self-collision off: the narrow phase and the contacts are the floor's alone.
 		collider[rep] = run.stage_ms[PBD_STAGE_NARROW_PHASE] + run.stage_ms[PBD_STAGE_CONTACTS];
-		if (run_hang(128, NULL, HANG_NO_FLOOR, frames_at(128), &run) != 0)
-			return;
-		without[rep] = run.ms;
+		without[rep] = bare.ms;
 		if (run_hang(128, NULL, HANG_STILL_AIR, frames_at(128), &run) != 0)
 			return;
 		air[rep] = run.stage_ms[PBD_STAGE_AIR];
