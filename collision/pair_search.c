@@ -11,8 +11,10 @@
 // its thickness.
 //
 // A full search fits and boxes every patch and asks every patch for its pairs. An update for a
-// few straying particles asks again only for the pairs of the patches they belong to, whose
-// boxes are added to the hash anew (older entries of a patch are passed over).
+// few straying particles finds again only the pairs with a primitive that moved (one of its
+// particles strayed): the patches they belong to are boxed anew and added to the hash anew
+// (older entries of a patch are passed over), and each asks the hash with the box of its
+// primitives that moved, a small part of its own box.
 #include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,24 @@ static const pbd_body *body(const pbd_world *w, uint32_t slot) { return &w->bodi
 static bool is_free(const pbd_world *w, uint32_t i)
 {
 	return body(w, w->particles.owner[i])->kind == PBD_BODY_PARTICLES;
+}
+
+// In an update: whether a particle strayed (its track is this update's), and whether any of a
+// primitive's particles did. Only pairs with such a primitive are dropped and found again: a
+// pair whose particles all kept to their tracks stays what its search found it to be until
+// the first of those tracks runs out, and then that particle strays.
+static bool moved(const pbd_world *w, uint32_t i) { return w->pairs.tracks.stamp[i] == w->pairs.update_serial; }
+
+static bool triangle_moved(const pbd_world *w, uint32_t t)
+{
+	const uint32_t *v = w->topology.tri + 3 * t;
+	return moved(w, v[0]) | moved(w, v[1]) | moved(w, v[2]);
+}
+
+static bool edge_moved(const pbd_world *w, uint32_t e)
+{
+	const uint32_t *v = w->topology.edge + 2 * e;
+	return moved(w, v[0]) | moved(w, v[1]);
 }
 
 // A lower bound of the distance between two point sets from their boxes: the widest gap
@@ -348,12 +368,33 @@ static void particle_box_range(int start, int end, int worker, void *context)
 	}
 }
 
+// In an update: the box of the primitives of affected patch p that moved (empty when none).
+static void refresh_moved_box(pbd_world *w, int p)
+{
+	pbd_pairs *pr = &w->pairs;
+	pbd_aabb box = {v3(INFINITY, INFINITY, INFINITY), v3(-INFINITY, -INFINITY, -INFINITY)};
+	for (int k = pr->patch_own_start[p]; k < pr->patch_own_start[p + 1]; ++k)
+		if (moved(w, pr->patch_own[k]))
+			grow(&box, vertex_boxes(w)[pr->patch_own[k]]);
+	for (int k = pr->patch_tri_start[p]; k < pr->patch_tri_start[p + 1]; ++k)
+		if (triangle_moved(w, pr->patch_tris[k]))
+			grow(&box, triangle_boxes(w)[pr->patch_tris[k]]);
+	for (int k = pr->patch_edge_start[p]; k < pr->patch_edge_start[p + 1]; ++k)
+		if (edge_moved(w, pr->patch_edges[k]))
+			grow(&box, edge_boxes(w)[pr->patch_edges[k]]);
+	pr->patch_moved_boxes[p] = box;
+}
+
 static void refresh_range(int start, int end, int worker, void *context)
 {
 	PBD_UNUSED(worker);
 	const refresh_job *job = context;
-	for (int k = start; k < end; ++k)
-		refresh_patch(job->w, job->list ? (int)job->list[k] : k);
+	for (int k = start; k < end; ++k) {
+		int p = job->list ? (int)job->list[k] : k;
+		refresh_patch(job->w, p);
+		if (job->list)
+			refresh_moved_box(job->w, p);
+	}
 }
 
 // Cell size: the mean size of the patches' boxes (their largest side), but at least a
@@ -443,10 +484,40 @@ static unsigned overlaps4(const near_boxes *n, int k, pbd_aabb b)
 		}                                                                           \
 	}
 
+// A patch's triangles or edges whose boxes reach a box: all of them, and in an update also
+// apart those that moved and those that did not.
+typedef struct near_lists {
+	near_boxes all, moved, still;
+} near_lists;
+
+static void near_list(const pbd_world *w, const uint32_t *ids, int first, int end, const pbd_aabb *boxes,
+		      pbd_aabb reach, bool strays, bool edges, near_lists *n)
+{
+	PBD_ASSERT(end - first <= PATCH_NEAR_MAX);
+	n->all.count = n->moved.count = n->still.count = 0;
+	for (int i = first; i < end; ++i) {
+		uint32_t id = ids[i];
+		if (!pbd_aabb_overlap(boxes[id], reach))
+			continue;
+		near_add(&n->all, id, boxes[id]);
+		if (strays)
+			near_add((edges ? edge_moved(w, id) : triangle_moved(w, id)) ? &n->moved : &n->still, id, boxes[id]);
+	}
+	near_pad(&n->all);
+	near_pad(&n->moved);
+	near_pad(&n->still);
+}
+
 // Every pair of primitives of patches a and b (a == b: of one patch) whose boxes overlap is
-// tested (pair_search's try_*); a pair of one cloth's patches that move rigidly together is
+// tested (pair_search's try_*). A pair of one cloth's patches that move rigidly together is
 // passed over whole (patches.c).
-static void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, uint32_t b)
+//
+// In an update (`strays`) a is an affected patch and only pairs with a primitive that moved
+// are wanted, each once: a's own pairs with one that moved; with another patch b, those whose
+// primitive of a moved, and of these the ones whose primitive of b moved too only when a < b
+// (b found them otherwise: a primitive that moved belongs to an affected patch, and every
+// affected patch is asked).
+static void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, uint32_t b, bool strays)
 {
 	const pbd_pairs *pr = &w->pairs;
 	uint32_t body_a = pr->patch_body[a], body_b = pr->patch_body[b];
@@ -458,40 +529,48 @@ static void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, 
 	}
 	const pbd_aabb *vbox = pr->boxes, *tbox = pr->boxes + w->particles.count,
 		       *ebox = pr->boxes + w->particles.count + w->topology.tri_count;
-	const uint32_t *own = pr->patch_own, *tris = pr->patch_tris, *edges = pr->patch_edges;
+	const uint32_t *own = pr->patch_own;
+	bool b_any = a < b;  // in an update: a's moved primitives pair with all of b's
 	// Only the primitives of one side whose boxes reach the other patch's box can pair: a few,
 	// where two layers' patches overlap at their edges.
-	near_boxes near[2];
+	near_lists near[2];
 	for (int side = 0; side < (a == b ? 1 : 2); ++side) {
-		uint32_t p = side ? b : a, q = side ? a : b;
-		pbd_aabb other = pr->patch_boxes[q];
-		PBD_ASSERT(pr->patch_tri_start[q + 1] - pr->patch_tri_start[q] <= PATCH_NEAR_MAX);
-		near[0].count = 0;
-		for (int i = pr->patch_tri_start[q]; i < pr->patch_tri_start[q + 1]; ++i)
-			if (pbd_aabb_overlap(tbox[tris[i]], pr->patch_boxes[p]))
-				near_add(&near[0], tris[i], tbox[tris[i]]);
-		near_pad(&near[0]);
+		uint32_t p = side ? b : a, q = side ? a : b;  // p's own vertices against q's triangles
+		near_list(w, pr->patch_tris, pr->patch_tri_start[q], pr->patch_tri_start[q + 1], tbox, pr->patch_boxes[p],
+			  strays, false, &near[0]);
 		for (int i = pr->patch_own_start[p]; i < pr->patch_own_start[p + 1]; ++i) {
-			if (!pbd_aabb_overlap(vbox[own[i]], other))
+			uint32_t v = own[i];
+			const near_boxes *tris = &near[0].all;
+			if (strays) {
+				bool v_moved = moved(w, v);
+				if (a == b)
+					tris = v_moved ? &near[0].all : &near[0].moved;
+				else if (side == 0)  // a's vertex
+					tris = !v_moved ? NULL : b_any ? &near[0].all : &near[0].still;
+				else                 // b's vertex against a's triangles
+					tris = v_moved && !b_any ? NULL : &near[0].moved;
+			}
+			if (!tris || tris->count == 0 || !pbd_aabb_overlap(vbox[v], pr->patch_boxes[q]))
 				continue;
-			FOR_EACH_OVERLAP(&near[0], 0, vbox[own[i]], k, try_vt(w, chunk, own[i], near[0].id[k]))
+			FOR_EACH_OVERLAP(tris, 0, vbox[v], k, try_vt(w, chunk, v, tris->id[k]))
 		}
 	}
-	PBD_ASSERT(pr->patch_edge_start[a + 1] - pr->patch_edge_start[a] <= PATCH_NEAR_MAX &&
-		   pr->patch_edge_start[b + 1] - pr->patch_edge_start[b] <= PATCH_NEAR_MAX);
-	near[0].count = near[1].count = 0;
-	for (int i = pr->patch_edge_start[a]; i < pr->patch_edge_start[a + 1]; ++i)
-		if (pbd_aabb_overlap(ebox[edges[i]], pr->patch_boxes[b]))
-			near_add(&near[0], edges[i], ebox[edges[i]]);
+	near_list(w, pr->patch_edges, pr->patch_edge_start[a], pr->patch_edge_start[a + 1], ebox, pr->patch_boxes[b],
+		  strays, true, &near[0]);
 	if (a != b)
-		for (int i = pr->patch_edge_start[b]; i < pr->patch_edge_start[b + 1]; ++i)
-			if (pbd_aabb_overlap(ebox[edges[i]], pr->patch_boxes[a]))
-				near_add(&near[1], edges[i], ebox[edges[i]]);
-	near_boxes *others = a == b ? &near[0] : &near[1];
-	near_pad(others);
-	for (int i = 0; i < near[0].count; ++i) {
-		uint32_t e = near[0].id[i];
-		FOR_EACH_OVERLAP(others, a == b ? i + 1 : 0, ebox[e], k, try_ee(w, chunk, e, others->id[k]))
+		near_list(w, pr->patch_edges, pr->patch_edge_start[b], pr->patch_edge_start[b + 1], ebox,
+			  pr->patch_boxes[a], strays, true, &near[1]);
+	const near_boxes *mine = strays && a != b ? &near[0].moved : &near[0].all;
+	for (int i = 0; i < mine->count; ++i) {
+		uint32_t e = mine->id[i];
+		if (a == b) {
+			bool e_still = strays && !edge_moved(w, e);
+			FOR_EACH_OVERLAP(mine, i + 1, ebox[e], k,
+					 if (!e_still || edge_moved(w, mine->id[k])) try_ee(w, chunk, e, mine->id[k]))
+		} else {
+			const near_boxes *others = !strays || b_any ? &near[1].all : &near[1].still;
+			FOR_EACH_OVERLAP(others, 0, ebox[e], k, try_ee(w, chunk, e, others->id[k]))
+		}
 	}
 	if (w->bodies.slots[body_a].kind != PBD_BODY_PARTICLES && w->bodies.slots[body_b].kind != PBD_BODY_PARTICLES)
 		return;
@@ -499,6 +578,8 @@ static void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, 
 		for (int k = a == b ? i + 1 : pr->patch_own_start[b]; k < pr->patch_own_start[b + 1]; ++k) {
 			uint32_t x = own[i], y = own[k];
 			if (!pbd_aabb_overlap(vbox[x], vbox[y]))
+				continue;
+			if (strays && (a == b ? !moved(w, x) && !moved(w, y) : !moved(w, x) || (moved(w, y) && !b_any)))
 				continue;
 			bool fx = is_free(w, x), fy = is_free(w, y);
 			// Free particles pair with each other (lower index first) and with cloth vertices.
@@ -514,9 +595,6 @@ static void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, 
 // ---- Queries, in chunks
 
 typedef struct patch_query {
-	const pbd_world *w;
-	uint32_t self;
-	bool strays;              // an update: pairs with affected patches come from the lower one
 	uint32_t *found;          // the patches found (room for found_capacity)
 	int found_count, found_capacity, found_needed;
 } patch_query;
@@ -524,8 +602,6 @@ typedef struct patch_query {
 static void visit_patch(uint32_t id, void *user)
 {
 	patch_query *q = user;
-	if (q->strays && id < q->self && is_affected(q->w, id))
-		return;
 	if (q->found_count < q->found_capacity)
 		q->found[q->found_count] = id;
 	q->found_count++;
@@ -550,8 +626,10 @@ static int compare_u32(const void *a, const void *b)
 // at or after it: each pair once). Returns how many, or -1 when `room` was too small.
 static int find_patches(const pbd_world *w, uint32_t self, bool strays, uint32_t *room, int capacity)
 {
-	patch_query q = {w, self, strays, room, 0, capacity, 0};
-	pbd_grid_query(&w->pairs.patch_grid, w->pairs.patch_boxes[self], strays ? -1 : (int64_t)self - 1, visit_patch, &q);
+	patch_query q = {room, 0, capacity, 0};
+	// An update asks with the box of the patch's primitives that moved.
+	const pbd_aabb *box = strays ? &w->pairs.patch_moved_boxes[self] : &w->pairs.patch_boxes[self];
+	pbd_grid_query(&w->pairs.patch_grid, *box, strays ? -1 : (int64_t)self - 1, visit_patch, &q);
 	if (q.found_count > capacity)
 		return -1 - q.found_count;
 	qsort(room, (size_t)q.found_count, sizeof *room, compare_u32);
@@ -579,14 +657,13 @@ static void search_chunk(const search_job *job, int k)
 		}
 		if (found) {
 			for (int j = 0; j < n; ++j)
-				pair_patches(w, chunk, self, found[j]);
+				pair_patches(w, chunk, self, found[j], job->strays);
 		} else {
 			for (uint32_t other = 0; other < (uint32_t)pr->patch_count; ++other) {
-				if ((!job->strays && other < self) || !pbd_aabb_overlap(pr->patch_boxes[self], pr->patch_boxes[other]))
+				const pbd_aabb *box = job->strays ? &pr->patch_moved_boxes[self] : &pr->patch_boxes[self];
+				if ((!job->strays && other < self) || !pbd_aabb_overlap(*box, pr->patch_boxes[other]))
 					continue;
-				if (job->strays && other < self && is_affected(w, other))
-					continue;
-				pair_patches(w, chunk, self, other);
+				pair_patches(w, chunk, self, other, job->strays);
 			}
 		}
 	}
@@ -788,20 +865,19 @@ static bool list_affected(pbd_world *w)
 void pbd_pair_search_drop(pbd_world *w)
 {
 	pbd_pairs *pr = &w->pairs;
-	const uint32_t *vp = pr->vertex_patch, *tp = pr->tri_patch, *ep = pr->edge_patch;
 	int kept = 0;
 	for (int k = 0; k < pr->vt_count; ++k)
-		if (!is_affected(w, vp[pr->vt[k].q]) && !is_affected(w, tp[pr->vt[k].tri]))
+		if (!moved(w, pr->vt[k].q) && !triangle_moved(w, pr->vt[k].tri))
 			pr->vt[kept++] = pr->vt[k];
 	pr->vt_count = kept;
 	kept = 0;
 	for (int k = 0; k < pr->ee_count; ++k)
-		if (!is_affected(w, ep[pr->ee[k].a]) && !is_affected(w, ep[pr->ee[k].b]))
+		if (!edge_moved(w, pr->ee[k].a) && !edge_moved(w, pr->ee[k].b))
 			pr->ee[kept++] = pr->ee[k];
 	pr->ee_count = kept;
 	kept = 0;
 	for (int k = 0; k < pr->pp_count; ++k)
-		if (!is_affected(w, vp[pr->pp[k].i]) && !is_affected(w, vp[pr->pp[k].j]))
+		if (!moved(w, pr->pp[k].i) && !moved(w, pr->pp[k].j))
 			pr->pp[kept++] = pr->pp[k];
 	pr->pp_count = kept;
 }

@@ -93,8 +93,9 @@ void pbd_patches_free(pbd_world *w);
 // Searches every pair anew from the tracks (which must be set), into the pair lists.
 bool pbd_pair_search_full(pbd_world *w);
 // Marks and lists the patches of the particles in pairs.strays (whose tracks are new,
-// stamped with pairs.update_serial); drop removes every pair of those patches; strays finds
-// them again and appends them.
+// stamped with pairs.update_serial); drop removes every pair with a primitive of theirs (a
+// vertex, or a triangle or edge with such a corner); strays finds those pairs again and
+// appends them.
 bool pbd_pair_search_mark(pbd_world *w);
 void pbd_pair_search_drop(pbd_world *w);
 bool pbd_pair_search_strays(pbd_world *w);

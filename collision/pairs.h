@@ -149,6 +149,7 @@ typedef struct pbd_pairs {
 	uint32_t tolerance_version;
 	pbd_patch_fit *fits;       // per patch, when last searched
 	pbd_aabb *patch_boxes;     // per patch: the box of its primitives (frame coordinates)
+	pbd_aabb *patch_moved_boxes;  // per patch an update searches: the box of its primitives that moved
 	uint32_t *patch_version;   // per patch: how often its box changed since the full search
 	uint32_t *patch_stamp;     // per patch: the update it was last searched in
 	pbd_grid patch_grid;

@@ -51,10 +51,11 @@ static void grow_patch(pbd_world *w, int seed, int p, uint32_t *queue)
 		{(void **)&(pr)->patch_rest_centre, sizeof *(pr)->patch_rest_centre},                   \
 		{(void **)&(pr)->patch_rest_radius, sizeof *(pr)->patch_rest_radius},                   \
 		{(void **)&(pr)->fits, sizeof *(pr)->fits}, {(void **)&(pr)->patch_boxes, sizeof *(pr)->patch_boxes}, \
+		{(void **)&(pr)->patch_moved_boxes, sizeof *(pr)->patch_moved_boxes},                   \
 		{(void **)&(pr)->patch_version, sizeof *(pr)->patch_version},                           \
 		{(void **)&(pr)->patch_stamp, sizeof *(pr)->patch_stamp},                               \
 	}
-#define PATCH_ARRAY_COUNT 11
+#define PATCH_ARRAY_COUNT 12
 
 void pbd_patches_free(pbd_world *w)
 {
