@@ -485,39 +485,39 @@ static unsigned overlaps4(const near_boxes *n, int k, pbd_aabb b)
 	}
 
 // A patch's triangles or edges whose boxes reach a box: all of them, and in an update also
-// apart those that moved and those that did not.
+// those that moved.
 typedef struct near_lists {
-	near_boxes all, moved, still;
+	near_boxes all, moved;
 } near_lists;
 
 static void near_list(const pbd_world *w, const uint32_t *ids, int first, int end, const pbd_aabb *boxes,
 		      pbd_aabb reach, bool strays, bool edges, near_lists *n)
 {
 	PBD_ASSERT(end - first <= PATCH_NEAR_MAX);
-	n->all.count = n->moved.count = n->still.count = 0;
+	n->all.count = n->moved.count = 0;
 	for (int i = first; i < end; ++i) {
 		uint32_t id = ids[i];
 		if (!pbd_aabb_overlap(boxes[id], reach))
 			continue;
 		near_add(&n->all, id, boxes[id]);
-		if (strays)
-			near_add((edges ? edge_moved(w, id) : triangle_moved(w, id)) ? &n->moved : &n->still, id, boxes[id]);
+		if (strays && (edges ? edge_moved(w, id) : triangle_moved(w, id)))
+			near_add(&n->moved, id, boxes[id]);
 	}
 	near_pad(&n->all);
 	near_pad(&n->moved);
-	near_pad(&n->still);
 }
 
-// Every pair of primitives of patches a and b (a == b: of one patch) whose boxes overlap is
-// tested (pair_search's try_*). A pair of one cloth's patches that move rigidly together is
-// passed over whole (patches.c).
-//
-// In an update (`strays`) a is an affected patch and only pairs with a primitive that moved
-// are wanted, each once: a's own pairs with one that moved; with another patch b, those whose
-// primitive of a moved, and of these the ones whose primitive of b moved too only when a < b
-// (b found them otherwise: a primitive that moved belongs to an affected patch, and every
-// affected patch is asked).
-static void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, uint32_t b, bool strays)
+// Which pairs of two patches a search wants: all of them (a full search); in an update those
+// with a primitive that moved, or only those whose primitive of a moved (see update_share).
+typedef enum pair_share { SHARE_ALL, SHARE_EITHER_MOVED, SHARE_A_MOVED } pair_share;
+
+// Every pair of primitives of patches a and b (a == b: of one patch) whose boxes overlap and
+// that `share` wants is tested (pair_search's try_*). A pair of one cloth's patches that move
+// rigidly together is passed over whole (patches.c).
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, uint32_t b, pair_share share)
 {
 	const pbd_pairs *pr = &w->pairs;
 	uint32_t body_a = pr->patch_body[a], body_b = pr->patch_body[b];
@@ -530,7 +530,7 @@ static void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, 
 	const pbd_aabb *vbox = pr->boxes, *tbox = pr->boxes + w->particles.count,
 		       *ebox = pr->boxes + w->particles.count + w->topology.tri_count;
 	const uint32_t *own = pr->patch_own;
-	bool b_any = a < b;  // in an update: a's moved primitives pair with all of b's
+	bool strays = share != SHARE_ALL, either = share == SHARE_EITHER_MOVED;
 	// Only the primitives of one side whose boxes reach the other patch's box can pair: a few,
 	// where two layers' patches overlap at their edges.
 	near_lists near[2];
@@ -541,15 +541,10 @@ static void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, 
 		for (int i = pr->patch_own_start[p]; i < pr->patch_own_start[p + 1]; ++i) {
 			uint32_t v = own[i];
 			const near_boxes *tris = &near[0].all;
-			if (strays) {
-				bool v_moved = moved(w, v);
-				if (a == b)
-					tris = v_moved ? &near[0].all : &near[0].moved;
-				else if (side == 0)  // a's vertex
-					tris = !v_moved ? NULL : b_any ? &near[0].all : &near[0].still;
-				else                 // b's vertex against a's triangles
-					tris = v_moved && !b_any ? NULL : &near[0].moved;
-			}
+			if (strays && !moved(w, v))
+				tris = either || side == 1 ? &near[0].moved : NULL;
+			else if (strays && !either && side == 1)
+				tris = &near[0].moved;  // b's vertex that moved: only with a's triangles that did
 			if (!tris || tris->count == 0 || !pbd_aabb_overlap(vbox[v], pr->patch_boxes[q]))
 				continue;
 			FOR_EACH_OVERLAP(tris, 0, vbox[v], k, try_vt(w, chunk, v, tris->id[k]))
@@ -560,15 +555,15 @@ static void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, 
 	if (a != b)
 		near_list(w, pr->patch_edges, pr->patch_edge_start[b], pr->patch_edge_start[b + 1], ebox,
 			  pr->patch_boxes[a], strays, true, &near[1]);
-	const near_boxes *mine = strays && a != b ? &near[0].moved : &near[0].all;
+	const near_boxes *mine = strays && !either ? &near[0].moved : &near[0].all;
 	for (int i = 0; i < mine->count; ++i) {
 		uint32_t e = mine->id[i];
+		bool e_still = strays && !edge_moved(w, e);
 		if (a == b) {
-			bool e_still = strays && !edge_moved(w, e);
 			FOR_EACH_OVERLAP(mine, i + 1, ebox[e], k,
 					 if (!e_still || edge_moved(w, mine->id[k])) try_ee(w, chunk, e, mine->id[k]))
 		} else {
-			const near_boxes *others = !strays || b_any ? &near[1].all : &near[1].still;
+			const near_boxes *others = e_still ? &near[1].moved : &near[1].all;
 			FOR_EACH_OVERLAP(others, 0, ebox[e], k, try_ee(w, chunk, e, others->id[k]))
 		}
 	}
@@ -579,7 +574,7 @@ static void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, 
 			uint32_t x = own[i], y = own[k];
 			if (!pbd_aabb_overlap(vbox[x], vbox[y]))
 				continue;
-			if (strays && (a == b ? !moved(w, x) && !moved(w, y) : !moved(w, x) || (moved(w, y) && !b_any)))
+			if (strays && !moved(w, x) && (!either || !moved(w, y)))
 				continue;
 			bool fx = is_free(w, x), fy = is_free(w, y);
 			// Free particles pair with each other (lower index first) and with cloth vertices.
@@ -590,6 +585,48 @@ static void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, 
 			else if (fy)
 				try_pp(w, chunk, y, x);
 		}
+}
+
+// In an update, affected patch a asked the hash with the box of its primitives that moved and
+// found patch b. Each pair with a primitive that moved is wanted once: a's own; with a patch
+// that is not affected (nothing of it moved), those whose primitive of a moved. Of two affected
+// patches the lower one takes every such pair when its question found the other (the box of
+// its moved primitives reaches the other's box); when it did not, none of its moved primitives
+// can pair with the other's, and the higher one takes the pairs of its own that moved.
+static bool update_share(const pbd_world *w, uint32_t a, uint32_t b, pair_share *share)
+{
+	const pbd_pairs *pr = &w->pairs;
+	if (a == b) {
+		*share = SHARE_EITHER_MOVED;
+		return true;
+	}
+	if (!is_affected(w, b)) {
+		*share = SHARE_A_MOVED;
+		return true;
+	}
+	uint32_t lower = a < b ? a : b, higher = a < b ? b : a;
+	bool lower_takes = pbd_aabb_overlap(pr->patch_moved_boxes[lower], pr->patch_boxes[higher]);
+	if (lower_takes != (a == lower))
+		return false;
+	*share = lower_takes ? SHARE_EITHER_MOVED : SHARE_A_MOVED;
+	return true;
+}
+
+// The two searches each get their own copy, without the other's tests.
+static void pair_patches_full(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, uint32_t b)
+{
+	pair_patches(w, chunk, a, b, SHARE_ALL);
+}
+
+static void pair_patches_update(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, uint32_t b)
+{
+	pair_share share;
+	if (!update_share(w, a, b, &share))
+		return;
+	if (share == SHARE_EITHER_MOVED)
+		pair_patches(w, chunk, a, b, SHARE_EITHER_MOVED);
+	else
+		pair_patches(w, chunk, a, b, SHARE_A_MOVED);
 }
 
 // ---- Queries, in chunks
@@ -657,13 +694,13 @@ static void search_chunk(const search_job *job, int k)
 		}
 		if (found) {
 			for (int j = 0; j < n; ++j)
-				pair_patches(w, chunk, self, found[j], job->strays);
+				(job->strays ? pair_patches_update : pair_patches_full)(w, chunk, self, found[j]);
 		} else {
 			for (uint32_t other = 0; other < (uint32_t)pr->patch_count; ++other) {
 				const pbd_aabb *box = job->strays ? &pr->patch_moved_boxes[self] : &pr->patch_boxes[self];
 				if ((!job->strays && other < self) || !pbd_aabb_overlap(*box, pr->patch_boxes[other]))
 					continue;
-				pair_patches(w, chunk, self, other, job->strays);
+				(job->strays ? pair_patches_update : pair_patches_full)(w, chunk, self, other);
 			}
 		}
 	}
