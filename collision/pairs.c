@@ -317,13 +317,21 @@ static void mean_free_velocity(const pbd_world *w, double mean[3])
 		mean[k] /= n;
 }
 
+// The mean acceleration only shapes the tracks' frame: a world with nothing to pair (one
+// cloth without self-collision) needs neither it nor the two passes over every particle.
 void pbd_pairs_step_begin(pbd_world *w)
 {
-	mean_free_velocity(w, w->pairs.step_mean_v);
+	w->pairs.step_mean_known = !nothing_to_pair(w);
+	if (w->pairs.step_mean_known)
+		mean_free_velocity(w, w->pairs.step_mean_v);
 }
 
 void pbd_pairs_step_end(pbd_world *w, float dt)
 {
+	if (!w->pairs.step_mean_known) {
+		w->pairs.mean_accel = v3(0, 0, 0);
+		return;
+	}
 	double end[3];
 	mean_free_velocity(w, end);
 	w->pairs.mean_accel =
