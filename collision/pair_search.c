@@ -540,11 +540,11 @@ static inline void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint3
 			  strays, false, &near[0]);
 		for (int i = pr->patch_own_start[p]; i < pr->patch_own_start[p + 1]; ++i) {
 			uint32_t v = own[i];
+			// In an update: with all triangles when the vertex moved and its pairs are wanted,
+			// else with those that moved when theirs are (b's with a's, or either).
 			const near_boxes *tris = &near[0].all;
-			if (strays && !moved(w, v))
+			if (strays && !(moved(w, v) && (either || side == 0)))
 				tris = either || side == 1 ? &near[0].moved : NULL;
-			else if (strays && !either && side == 1)
-				tris = &near[0].moved;  // b's vertex that moved: only with a's triangles that did
 			if (!tris || tris->count == 0 || !pbd_aabb_overlap(vbox[v], pr->patch_boxes[q]))
 				continue;
 			FOR_EACH_OVERLAP(tris, 0, vbox[v], k, try_vt(w, chunk, v, tris->id[k]))
@@ -696,8 +696,8 @@ static void search_chunk(const search_job *job, int k)
 			for (int j = 0; j < n; ++j)
 				(job->strays ? pair_patches_update : pair_patches_full)(w, chunk, self, found[j]);
 		} else {
+			const pbd_aabb *box = job->strays ? &pr->patch_moved_boxes[self] : &pr->patch_boxes[self];
 			for (uint32_t other = 0; other < (uint32_t)pr->patch_count; ++other) {
-				const pbd_aabb *box = job->strays ? &pr->patch_moved_boxes[self] : &pr->patch_boxes[self];
 				if ((!job->strays && other < self) || !pbd_aabb_overlap(*box, pr->patch_boxes[other]))
 					continue;
 				(job->strays ? pair_patches_update : pair_patches_full)(w, chunk, self, other);

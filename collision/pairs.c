@@ -319,16 +319,16 @@ static void mean_free_velocity(const pbd_world *w, double mean[3])
 
 // The mean acceleration only shapes the tracks' frame: a world with nothing to pair (one
 // cloth without self-collision) needs neither it nor the two passes over every particle.
+// (Bodies do not change within a step: both ends see the same.)
 void pbd_pairs_step_begin(pbd_world *w)
 {
-	w->pairs.step_mean_known = !nothing_to_pair(w);
-	if (w->pairs.step_mean_known)
+	if (!nothing_to_pair(w))
 		mean_free_velocity(w, w->pairs.step_mean_v);
 }
 
 void pbd_pairs_step_end(pbd_world *w, float dt)
 {
-	if (!w->pairs.step_mean_known) {
+	if (nothing_to_pair(w)) {
 		w->pairs.mean_accel = v3(0, 0, 0);
 		return;
 	}

@@ -166,7 +166,6 @@ typedef struct pbd_pairs {
 	// The free particles' mean velocity when the step began, and their mean acceleration
 	// over the last step: the frame of the next full search.
 	double step_mean_v[3];
-	bool step_mean_known;      // this step measured it (there is something to pair)
 	pbd_v3 mean_accel;
 } pbd_pairs;
 

@@ -57,12 +57,12 @@ enum { STALL_REPEAT_TASKS = 1024 };
 // thread: 0 to 5 a second on a quiet 2-core machine, with the pool's threads busy or not; 90
 // to 100 with two busy processes beside it while it works alone, thousands while the pool's
 // threads run too. Their rate is looked at every LOAD_CHECK_TASKS tasks, over at least
-// LOAD_WINDOW_US; at LOADED_SWITCH_RATE a second or more the caller works alone. The pool's
+// LOAD_WINDOW_MS; at LOADED_SWITCH_RATE a second or more the caller works alone. The pool's
 // threads sleep meanwhile (they would only take the cores from it: two threads on a 2-core
 // machine with two busy processes ran a 128 x 128 cloth 0.8 times as fast as one), and the
 // next look decides again. (Only where a thread's own count is known: Linux.)
 enum { LOAD_CHECK_TASKS = 64 };
-#define LOAD_WINDOW_US 100000
+#define LOAD_WINDOW_MS 100.0
 #define LOADED_SWITCH_RATE 30
 
 // A block's claim counter (pack).
@@ -98,12 +98,13 @@ struct pbd_task_pool {
 	atomic_int solo_left, solo_length, clean_tasks;
 	atomic_int since_stall;  // tasks since the last stall (counted up to STALL_REPEAT_TASKS)
 	// The look at the cores (cores_taken): tasks since the last; one thread looks at a time,
-	// against what the same thread saw last (when, in us, and its involuntary switches then);
-	// what it found.
+	// against what the same thread saw last (when, and its involuntary switches then); what
+	// it found.
 	atomic_int load_tasks;
 	atomic_bool load_looking;
 	pthread_t load_thread;
-	int64_t load_since_us, load_switches;
+	double load_since_ms;
+	int64_t load_switches;
 	atomic_bool loaded;
 	atomic_int window_tasks, window_ranges, window_helped;  // since the last look at the share
 	atomic_bool waking;  // the current task had to wake sleeping threads: no measure of help
@@ -122,11 +123,11 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static int64_t now_us(void)
+static double now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
 // The calling thread's involuntary context switches so far, or -1 where unknown.
@@ -291,20 +292,20 @@ void pbd_task_pool_destroy(pbd_task_pool *pool)
 // Looks at the calling thread's involuntary switches since it last looked (LOADED_SWITCH_RATE).
 static void look_at_cores(pbd_task_pool *pool)
 {
-	int64_t now = now_us(), switches = involuntary_switches();
+	double now = now_ms();
+	int64_t switches = involuntary_switches();
 	pthread_t self = pthread_self();
 	if (switches < 0)
 		return;
 	if (pool->load_switches < 0 || !pthread_equal(self, pool->load_thread)) {
 		pool->load_thread = self;  // a thread it has not seen: from now on
-	} else if (now - pool->load_since_us < LOAD_WINDOW_US) {
+	} else if (now - pool->load_since_ms < LOAD_WINDOW_MS) {
 		return;
 	} else {
-		bool loaded = (switches - pool->load_switches) * 1000000 >=
-			      (int64_t)LOADED_SWITCH_RATE * (now - pool->load_since_us);
+		bool loaded = (double)(switches - pool->load_switches) * 1e3 >= LOADED_SWITCH_RATE * (now - pool->load_since_ms);
 		atomic_store_explicit(&pool->loaded, loaded, memory_order_relaxed);
 	}
-	pool->load_since_us = now;
+	pool->load_since_ms = now;
 	pool->load_switches = switches;
 }
 
@@ -331,12 +332,12 @@ void *pbd_task_pool_enqueue(pbd_task_fn *task, int item_count, int min_range, vo
 		task(0, item_count, 0, task_context);
 		return NULL;
 	}
-	if (cores_taken(pool)) {
-		task(0, item_count, 0, task_context);
-		return NULL;
-	}
-	if (atomic_load_explicit(&pool->solo_left, memory_order_relaxed) > 0) {
+	bool alone = cores_taken(pool);
+	if (!alone && atomic_load_explicit(&pool->solo_left, memory_order_relaxed) > 0) {
 		atomic_fetch_sub_explicit(&pool->solo_left, 1, memory_order_relaxed);
+		alone = true;
+	}
+	if (alone) {
 		task(0, item_count, 0, task_context);
 		return NULL;
 	}
@@ -362,13 +363,6 @@ void *pbd_task_pool_enqueue(pbd_task_fn *task, int item_count, int min_range, vo
 		pthread_mutex_unlock(&pool->lock);
 	}
 	return pool;
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
 // Whether a stall came soon after another one (a lone stall is forgiven).
