@@ -23,6 +23,26 @@ static pbd_v3 start_normal(const pbd_world *w, const uint32_t *ea, const uint32_
 	return v3((float)(d.x / l), (float)(d.y / l), (float)(d.z / l));
 }
 
+// Whether the pair is surely on the side it started the substep on without finding that side:
+// most pairs the solver looks at are apart, and the side costs a second closest-point search.
+// At the substep's start every particle is within its slack of its track, so the edges were at
+// least the clearance less their largest slacks apart. For convex sets with closest points a*
+// and b*, every a - b has at least |a* - b*| along n = (a* - b*) / |a* - b*|; moving each corner
+// by at most m changes that by at most 2m. So while the start distance exceeds twice the
+// largest motion x -> p, the current closest points lie on the start side, and the solver
+// would find the pair apart (the margin covers the rounding of its side test).
+static bool stayed_on_start_side(const pbd_world *w, const pbd_ee_contact *c, const uint32_t *ea,
+				 const uint32_t *eb, double l)
+{
+	const float *slack = w->pairs.tracks.slack;
+	float start = c->clearance - maxf(slack[ea[0]], slack[ea[1]]) - maxf(slack[eb[0]], slack[eb[1]]);
+	const uint32_t ids[4] = {ea[0], ea[1], eb[0], eb[1]};
+	float moved = 0.0f;
+	for (int j = 0; j < 4; ++j)
+		moved = maxf(moved, pbd_distance_up(v3_of4(w->particles.p[ids[j]]), v3_of4(w->particles.x[ids[j]])));
+	return (double)start * (1.0 - 1e-5) - 2.0 * moved * (1.0 + 1e-5) > 1e-5 * l + 1e-9;
+}
+
 int pbd_edge_edge_solve(pbd_world *w)
 {
 	int touching = 0;
@@ -45,6 +65,8 @@ int pbd_edge_edge_solve(pbd_world *w)
 		double dist2 = pbd_segment_segment_distance2(a0, a1, b0, b1, &s, &t);
 		pbd_d3 d = d3_sub(d3_mad(a0, d3_sub(a1, a0), s), d3_mad(b0, d3_sub(b1, b0), t));
 		double l = sqrt(dist2);
+		if (l >= h && stayed_on_start_side(w, c, ea, eb, l))
+			continue;  // apart, on the side it started on: nothing to do
 		pbd_v3 n = start_normal(w, ea, eb);
 		// Signed along the start side; keep the current direction when it agrees with it.
 		double along = d3_dot(d, d3_of(n));
