@@ -402,6 +402,11 @@ bool pbd_patches_rigid_together(const pbd_world *w, int p, int q)
 	float tolerance = pr->body_tolerance[body];
 	double now = w->time;
 	pbd_patch_fit fa = pr->fits[p], fb = pr->fits[q];
+	// A patch whose fit was already too loose when its tracks were boxed is not fitted again
+	// until they are boxed anew: most such patches are bent or moving on their own, and the
+	// pair is searched, which is always safe.
+	if (!(fa.residual < tolerance) || !(fb.residual < tolerance))
+		return false;
 	if (fa.time != now)
 		pbd_patch_fit_at(w, p, now, &fa);
 	if (p != q && fb.time != now)
