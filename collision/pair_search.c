@@ -127,6 +127,47 @@ static double closing(const pbd_tracks *t, const uint32_t *a, int na, const uint
 	return (double)rel * (end - now) * (1.0 + 1e-5);
 }
 
+// How far apart two sets of tracks stay along a unit direction n from now until the first of
+// them runs out: a lower bound of their distance. Every point of a primitive is a weighted mean
+// of its corners, so the difference of two points along n is a weighted mean of the corners'
+// differences, each linear in time: the least of those at either end of the window bounds it.
+// Along the direction between the closest points now it is their distance less only how fast
+// the tracks close in along it, where `closing` counts every relative speed as if head-on: a
+// pair sliding past, or moving apart, keeps its distance. -INFINITY when not finite.
+static double separation_along(const pbd_tracks *t, const uint32_t *a, int na, const uint32_t *b, int nb, double now,
+			       pbd_d3 n)
+{
+	double end = INFINITY;
+	for (int j = 0; j < na; ++j)
+		end = fmin(end, t->expiry[a[j]]);
+	for (int k = 0; k < nb; ++k)
+		end = fmin(end, t->expiry[b[k]]);
+	double least = INFINITY;
+	bool finite = true;
+	for (int j = 0; j < na; ++j)
+		for (int k = 0; k < nb; ++k) {
+			double apart = d3_dot(d3_sub(d3_of(t->from[a[j]]), d3_of(t->from[b[k]])), n);
+			double rate = d3_dot(d3_sub(d3_of(t->vel[a[j]]), d3_of(t->vel[b[k]])), n);
+			// Closing in needs a velocity, and a moving track runs out: the window is finite then.
+			double at_end = rate < 0.0 ? apart + rate * (end - now) : apart;
+			finite = finite && isfinite(at_end);
+			least = fmin(least, at_end);
+		}
+	return finite ? least : -INFINITY;
+}
+
+// The larger of two lower bounds of how far apart two sets of tracks stay while they hold: the
+// distance now (d, between points p and q) less how far they can close in at all, and how far
+// apart they stay along the direction from q to p.
+static double tracks_apart(const pbd_tracks *t, const uint32_t *a, int na, const uint32_t *b, int nb, double now,
+			   double d, double close, pbd_d3 p, pbd_d3 q)
+{
+	double bound = d - close;
+	if (close > 0.0 && d > 0.0)
+		bound = fmax(bound, separation_along(t, a, na, b, nb, now, d3_scale(d3_sub(p, q), 1.0 / d)));
+	return bound;
+}
+
 // Whether the boxes of two sets of tracks from now until the first of them runs out, grown by
 // their slacks, come within `reach` of each other along every axis (the tracks of a pair
 // moving apart, or past each other at a distance, do not).
@@ -212,8 +253,14 @@ static void try_vt(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t q, uint32
 	// The distance before the tracks' boxes: it turns away most of the pairs the boxes let
 	// through, and a pair must pass both.
 	double bary[3];
-	double d = sqrt(pbd_point_triangle_distance2(d3_of(xq), d3_of(xt[0]), d3_of(xt[1]), d3_of(xt[2]), bary));
+	pbd_d3 pq = d3_of(xq), p0 = d3_of(xt[0]), p1 = d3_of(xt[1]), p2 = d3_of(xt[2]);
+	double d = sqrt(pbd_point_triangle_distance2(pq, p0, p1, p2, bary));
 	if (!(d <= thickness + beyond))
+		return;
+	pbd_d3 closest = d3_add(d3_add(d3_scale(p0, bary[0]), d3_scale(p1, bary[1])), d3_scale(p2, bary[2]));
+	double apart = tracks_apart(tr, &q, 1, t, 3, w->time, d, close, pq, closest);
+	beyond = reach + tolerance;  // what the tracks' distance may exceed the thickness by
+	if (!(apart <= thickness + beyond))
 		return;
 	if (close > 0.0 && !tracks_near(tr, &q, 1, t, 3, w->time, thickness + (float)tolerance))
 		return;
@@ -221,15 +268,15 @@ static void try_vt(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t q, uint32
 		const pbd_v3 *rest = w->particles.rest;
 		pbd_v3 rt[3] = {rest[t[0]], rest[t[1]], rest[t[2]]};
 		if (gap_along_axes(&rest[q], 1, rt, 3) < thickness / REST_FOLD) {
-			if (d > kept_distance(body(w, oq), thickness, rest_corner_bound(&rest[q], 1, rt, 3)) + beyond)
+			if (apart > kept_distance(body(w, oq), thickness, rest_corner_bound(&rest[q], 1, rt, 3)) + beyond)
 				return;
 			thickness = kept_distance(body(w, oq), thickness, sqrt(pbd_point_triangle_distance2(
 								     d3_of(rest[q]), d3_of(rt[0]), d3_of(rt[1]), d3_of(rt[2]), bary)));
-			if (thickness <= 1e-7f || d > thickness + beyond)
+			if (thickness <= 1e-7f || apart > thickness + beyond)
 				return;
 		}
 	}
-	pbd_vt_contact pair = {q, tri, thickness, clearance_of(d - close - tolerance),
+	pbd_vt_contact pair = {q, tri, thickness, clearance_of(apart - tolerance),
 			       body(w, oq)->kind == PBD_BODY_PARTICLES};
 	CHUNK_PUSH(chunk, vt, pair);
 }
@@ -251,12 +298,18 @@ static void try_ee(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, uint32
 	const pbd_tracks *tr = &w->pairs.tracks;
 	pbd_v3 xa[2] = {tr->from[ea[0]], tr->from[ea[1]]}, xb[2] = {tr->from[eb[0]], tr->from[eb[1]]};
 	double close = closing(tr, ea, 2, eb, 2, w->time);
-	double beyond = close + max_slack(tr, ea, 2) + max_slack(tr, eb, 2);
+	double slacks = (double)max_slack(tr, ea, 2) + max_slack(tr, eb, 2), beyond = close + slacks;
 	if (gap_along_axes(xa, 2, xb, 2) > thickness + beyond)
 		return;
 	double s, u;  // the distance first, as in try_vt
-	double d = sqrt(pbd_segment_segment_distance2(d3_of(xa[0]), d3_of(xa[1]), d3_of(xb[0]), d3_of(xb[1]), &s, &u));
+	pbd_d3 a0 = d3_of(xa[0]), a1 = d3_of(xa[1]), b0 = d3_of(xb[0]), b1 = d3_of(xb[1]);
+	double d = sqrt(pbd_segment_segment_distance2(a0, a1, b0, b1, &s, &u));
 	if (!(d <= thickness + beyond))
+		return;
+	double apart = tracks_apart(tr, ea, 2, eb, 2, w->time, d, close, d3_mad(a0, d3_sub(a1, a0), s),
+				    d3_mad(b0, d3_sub(b1, b0), u));
+	beyond = slacks;  // what the tracks' distance may exceed the thickness by
+	if (!(apart <= thickness + beyond))
 		return;
 	if (close > 0.0 && !tracks_near(tr, ea, 2, eb, 2, w->time, thickness))
 		return;
@@ -264,16 +317,16 @@ static void try_ee(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, uint32
 		const pbd_v3 *rest = w->particles.rest;
 		pbd_v3 ra[2] = {rest[ea[0]], rest[ea[1]]}, rb[2] = {rest[eb[0]], rest[eb[1]]};
 		if (gap_along_axes(ra, 2, rb, 2) < thickness / REST_FOLD) {
-			if (d > kept_distance(body(w, oa), thickness, rest_corner_bound(ra, 2, rb, 2)) + beyond)
+			if (apart > kept_distance(body(w, oa), thickness, rest_corner_bound(ra, 2, rb, 2)) + beyond)
 				return;
 			thickness = kept_distance(
 				body(w, oa), thickness, sqrt(pbd_segment_segment_distance2(d3_of(ra[0]), d3_of(ra[1]), d3_of(rb[0]),
 									      d3_of(rb[1]), &s, &u)));
-			if (thickness <= 1e-7f || d > thickness + beyond)
+			if (thickness <= 1e-7f || apart > thickness + beyond)
 				return;
 		}
 	}
-	pbd_ee_contact pair = {a < b ? a : b, a < b ? b : a, thickness, clearance_of(d - close)};
+	pbd_ee_contact pair = {a < b ? a : b, a < b ? b : a, thickness, clearance_of(apart)};
 	CHUNK_PUSH(chunk, ee, pair);
 }
 
@@ -287,8 +340,9 @@ static void try_pp(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t i, uint32
 	const pbd_tracks *tr = &w->pairs.tracks;
 	float thickness = w->particles.radius[i] + w->particles.radius[j];
 	double close = closing(tr, &i, 1, &j, 1, w->time);
-	double d = v3_len(v3_sub(tr->from[i], tr->from[j]));
-	if (!(d <= thickness + (double)tr->slack[i] + tr->slack[j] + close))
+	pbd_d3 xi = d3_of(tr->from[i]), xj = d3_of(tr->from[j]);
+	double d = sqrt(d3_len2(d3_sub(xi, xj))), slacks = (double)tr->slack[i] + tr->slack[j];
+	if (!(d <= thickness + slacks + close) || !(tracks_apart(tr, &i, 1, &j, 1, w->time, d, close, xi, xj) <= thickness + slacks))
 		return;
 	if (close > 0.0 && !tracks_near(tr, &i, 1, &j, 1, w->time, thickness))
 		return;
@@ -532,11 +586,13 @@ static inline void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint3
 	const uint32_t *own = pr->patch_own;
 	bool strays = share != SHARE_ALL, either = share == SHARE_EITHER_MOVED;
 	// Only the primitives of one side whose boxes reach the other patch's box can pair: a few,
-	// where two layers' patches overlap at their edges.
+	// where two layers' patches overlap at their edges. When only pairs with a primitive of a
+	// that moved are wanted, b's must reach the box of those.
+	pbd_aabb reach[2] = {strays && !either ? pr->patch_moved_boxes[a] : pr->patch_boxes[a], pr->patch_boxes[b]};
 	near_lists near[2];
 	for (int side = 0; side < (a == b ? 1 : 2); ++side) {
 		uint32_t p = side ? b : a, q = side ? a : b;  // p's own vertices against q's triangles
-		near_list(w, pr->patch_tris, pr->patch_tri_start[q], pr->patch_tri_start[q + 1], tbox, pr->patch_boxes[p],
+		near_list(w, pr->patch_tris, pr->patch_tri_start[q], pr->patch_tri_start[q + 1], tbox, reach[side],
 			  strays, false, &near[0]);
 		for (int i = pr->patch_own_start[p]; i < pr->patch_own_start[p + 1]; ++i) {
 			uint32_t v = own[i];
@@ -545,16 +601,16 @@ static inline void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint3
 			const near_boxes *tris = &near[0].all;
 			if (strays && !(moved(w, v) && (either || side == 0)))
 				tris = either || side == 1 ? &near[0].moved : NULL;
-			if (!tris || tris->count == 0 || !pbd_aabb_overlap(vbox[v], pr->patch_boxes[q]))
+			if (!tris || tris->count == 0 || !pbd_aabb_overlap(vbox[v], reach[1 - side]))
 				continue;
 			FOR_EACH_OVERLAP(tris, 0, vbox[v], k, try_vt(w, chunk, v, tris->id[k]))
 		}
 	}
-	near_list(w, pr->patch_edges, pr->patch_edge_start[a], pr->patch_edge_start[a + 1], ebox, pr->patch_boxes[b],
-		  strays, true, &near[0]);
+	near_list(w, pr->patch_edges, pr->patch_edge_start[a], pr->patch_edge_start[a + 1], ebox, reach[1], strays,
+		  true, &near[0]);
 	if (a != b)
-		near_list(w, pr->patch_edges, pr->patch_edge_start[b], pr->patch_edge_start[b + 1], ebox,
-			  pr->patch_boxes[a], strays, true, &near[1]);
+		near_list(w, pr->patch_edges, pr->patch_edge_start[b], pr->patch_edge_start[b + 1], ebox, reach[0], strays,
+			  true, &near[1]);
 	const near_boxes *mine = strays && !either ? &near[0].moved : &near[0].all;
 	for (int i = 0; i < mine->count; ++i) {
 		uint32_t e = mine->id[i];

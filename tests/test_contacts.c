@@ -541,6 +541,7 @@ static int memory_returns_after_transient(void)
 	const int res = 24;
 	c.grid.res_x = c.grid.res_y = res;
 	c.grid.pins = PBD_PIN_EDGE_V0;
+	c.material.thickness = 0.02f;  // a thick heap: many pairs
 	const float half = 0.70710678f, upright[4] = {half, 0, 0, half};  // 90 degrees about x
 	memcpy(c.rotation, upright, sizeof upright);
 	c.position[1] = 1.0f;
