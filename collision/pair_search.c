@@ -108,23 +108,30 @@ static double rest_corner_bound(const pbd_v3 *a, int na, const pbd_v3 *b, int nb
 	return sqrt(best) * (1.0 + 1e-9);
 }
 
+// When the first of two sets of tracks runs out (a NaN is passed over, as fmin would; the
+// library's fmin is a call here).
+static double tracks_end(const pbd_tracks *t, const uint32_t *a, int na, const uint32_t *b, int nb)
+{
+	double end = INFINITY;
+	for (int j = 0; j < na; ++j)
+		end = t->expiry[a[j]] < end ? t->expiry[a[j]] : end;
+	for (int k = 0; k < nb; ++k)
+		end = t->expiry[b[k]] < end ? t->expiry[b[k]] : end;
+	return end;
+}
+
 // How far two sets of tracks can close in on each other from now until the first of them runs
 // out: the largest difference of their velocities times that time (0 when they move alike).
 static double closing(const pbd_tracks *t, const uint32_t *a, int na, const uint32_t *b, int nb, double now)
 {
-	double end = INFINITY;
 	float rel2 = 0.0f;  // the largest squared difference: one square root, the same result
-	for (int j = 0; j < na; ++j) {
-		end = fmin(end, t->expiry[a[j]]);
+	for (int j = 0; j < na; ++j)
 		for (int k = 0; k < nb; ++k)
 			rel2 = maxf(rel2, v3_len2(v3_sub(t->vel[a[j]], t->vel[b[k]])));
-	}
-	for (int k = 0; k < nb; ++k)
-		end = fmin(end, t->expiry[b[k]]);
 	float rel = sqrtf(rel2);
 	if (rel == 0.0f)
 		return 0.0;
-	return (double)rel * (end - now) * (1.0 + 1e-5);
+	return (double)rel * (tracks_end(t, a, na, b, nb) - now) * (1.0 + 1e-5);
 }
 
 // How far apart two sets of tracks stay along a unit direction n from now until the first of
@@ -133,25 +140,28 @@ static double closing(const pbd_tracks *t, const uint32_t *a, int na, const uint
 // differences, each linear in time: the least of those at either end of the window bounds it.
 // Along the direction between the closest points now it is their distance less only how fast
 // the tracks close in along it, where `closing` counts every relative speed as if head-on: a
-// pair sliding past, or moving apart, keeps its distance. -INFINITY when not finite.
+// pair sliding past, or moving apart, keeps its distance. Positions are taken from `origin`, a
+// point near them. -INFINITY when not finite.
 static double separation_along(const pbd_tracks *t, const uint32_t *a, int na, const uint32_t *b, int nb, double now,
-			       pbd_d3 n)
+			       pbd_d3 n, pbd_d3 origin)
 {
-	double end = INFINITY;
-	for (int j = 0; j < na; ++j)
-		end = fmin(end, t->expiry[a[j]]);
-	for (int k = 0; k < nb; ++k)
-		end = fmin(end, t->expiry[b[k]]);
+	double window = tracks_end(t, a, na, b, nb) - now;
+	double at[2][3], rate[2][3];  // each corner along n: where it is now, and its velocity
+	for (int side = 0; side < 2; ++side)
+		for (int j = 0; j < (side ? nb : na); ++j) {
+			uint32_t i = side ? b[j] : a[j];
+			at[side][j] = d3_dot(d3_sub(d3_of(t->from[i]), origin), n);
+			rate[side][j] = d3_dot(d3_of(t->vel[i]), n);
+		}
 	double least = INFINITY;
 	bool finite = true;
 	for (int j = 0; j < na; ++j)
 		for (int k = 0; k < nb; ++k) {
-			double apart = d3_dot(d3_sub(d3_of(t->from[a[j]]), d3_of(t->from[b[k]])), n);
-			double rate = d3_dot(d3_sub(d3_of(t->vel[a[j]]), d3_of(t->vel[b[k]])), n);
+			double apart = at[0][j] - at[1][k], closes = rate[0][j] - rate[1][k];
 			// Closing in needs a velocity, and a moving track runs out: the window is finite then.
-			double at_end = rate < 0.0 ? apart + rate * (end - now) : apart;
+			double at_end = closes < 0.0 ? apart + closes * window : apart;
 			finite = finite && isfinite(at_end);
-			least = fmin(least, at_end);
+			least = at_end < least ? at_end : least;
 		}
 	return finite ? least : -INFINITY;
 }
@@ -163,8 +173,10 @@ static double tracks_apart(const pbd_tracks *t, const uint32_t *a, int na, const
 			   double d, double close, pbd_d3 p, pbd_d3 q)
 {
 	double bound = d - close;
-	if (close > 0.0 && d > 0.0)
-		bound = fmax(bound, separation_along(t, a, na, b, nb, now, d3_scale(d3_sub(p, q), 1.0 / d)));
+	if (close > 0.0 && d > 0.0) {
+		double along = separation_along(t, a, na, b, nb, now, d3_scale(d3_sub(p, q), 1.0 / d), q);
+		bound = along > bound ? along : bound;
+	}
 	return bound;
 }
 
@@ -174,11 +186,7 @@ static double tracks_apart(const pbd_tracks *t, const uint32_t *a, int na, const
 static bool tracks_near(const pbd_tracks *t, const uint32_t *a, int na, const uint32_t *b, int nb, double now,
 			float reach)
 {
-	double end = INFINITY;
-	for (int j = 0; j < na; ++j)
-		end = fmin(end, t->expiry[a[j]]);
-	for (int k = 0; k < nb; ++k)
-		end = fmin(end, t->expiry[b[k]]);
+	double end = tracks_end(t, a, na, b, nb);
 	pbd_aabb box[2];
 	for (int side = 0; side < 2; ++side) {
 		const uint32_t *ids = side ? b : a;
