@@ -173,8 +173,10 @@ static double tracks_apart(const pbd_tracks *t, const uint32_t *a, int na, const
 			   double d, double close, pbd_d3 p, pbd_d3 q)
 {
 	double bound = d - close;
-	if (close > 0.0 && d > 0.0) {
-		double along = separation_along(t, a, na, b, nb, now, d3_scale(d3_sub(p, q), 1.0 / d), q);
+	pbd_d3 n = d3_sub(p, q);
+	double length = sqrt(d3_len2(n));  // d, up to rounding: the direction must be a unit one
+	if (close > 0.0 && length > 0.0) {
+		double along = separation_along(t, a, na, b, nb, now, d3_scale(n, 1.0 / length), q);
 		bound = along > bound ? along : bound;
 	}
 	return bound;
