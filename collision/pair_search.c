@@ -17,6 +17,7 @@
 // primitives that moved, a small part of its own box.
 #include <stdalign.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -571,6 +572,10 @@ static void near_list(const pbd_world *w, const uint32_t *ids, int first, int en
 	near_pad(&n->moved);
 }
 
+static int64_t chunk_total(const pbd_pair_chunk *c) { return (int64_t)c->vt_count + c->ee_count + c->pp_count; }
+
+static bool chunk_over_limit(const pbd_pair_chunk *c) { return chunk_total(c) > c->limit; }
+
 // Which pairs of two patches a search wants: all of them (a full search); in an update those
 // with a primitive that moved, or only those whose primitive of a moved (see update_share).
 typedef enum pair_share { SHARE_ALL, SHARE_EITHER_MOVED, SHARE_A_MOVED } pair_share;
@@ -600,11 +605,14 @@ static inline void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint3
 	// that moved are wanted, b's must reach the box of those.
 	pbd_aabb reach[2] = {strays && !either ? pr->patch_moved_boxes[a] : pr->patch_boxes[a], pr->patch_boxes[b]};
 	near_lists near[2];
-	for (int side = 0; side < (a == b ? 1 : 2); ++side) {
+	// Once the chunk is over the limit, so is the whole search (and nothing of it is kept): the
+	// tests below stop then, not after the patch pair, which can hold millions of pairs when
+	// the thickness dwarfs the cloth.
+	for (int side = 0; side < (a == b ? 1 : 2) && !chunk_over_limit(chunk); ++side) {
 		uint32_t p = side ? b : a, q = side ? a : b;  // p's own vertices against q's triangles
 		near_list(w, pr->patch_tris, pr->patch_tri_start[q], pr->patch_tri_start[q + 1], tbox, reach[side],
 			  strays, false, &near[0]);
-		for (int i = pr->patch_own_start[p]; i < pr->patch_own_start[p + 1]; ++i) {
+		for (int i = pr->patch_own_start[p]; i < pr->patch_own_start[p + 1] && !chunk_over_limit(chunk); ++i) {
 			uint32_t v = own[i];
 			// In an update: with all triangles when the vertex moved and its pairs are wanted,
 			// else with those that moved when theirs are (b's with a's, or either).
@@ -622,7 +630,7 @@ static inline void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint3
 		near_list(w, pr->patch_edges, pr->patch_edge_start[b], pr->patch_edge_start[b + 1], ebox, reach[0], strays,
 			  true, &near[1]);
 	const near_boxes *mine = strays && !either ? &near[0].moved : &near[0].all;
-	for (int i = 0; i < mine->count; ++i) {
+	for (int i = 0; i < mine->count && !chunk_over_limit(chunk); ++i) {
 		uint32_t e = mine->id[i];
 		bool e_still = strays && !edge_moved(w, e);
 		if (a == b) {
@@ -635,7 +643,7 @@ static inline void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint3
 	}
 	if (w->bodies.slots[body_a].kind != PBD_BODY_PARTICLES && w->bodies.slots[body_b].kind != PBD_BODY_PARTICLES)
 		return;
-	for (int i = pr->patch_own_start[a]; i < pr->patch_own_start[a + 1]; ++i)
+	for (int i = pr->patch_own_start[a]; i < pr->patch_own_start[a + 1] && !chunk_over_limit(chunk); ++i)
 		for (int k = a == b ? i + 1 : pr->patch_own_start[b]; k < pr->patch_own_start[b + 1]; ++k) {
 			uint32_t x = own[i], y = own[k];
 			if (!pbd_aabb_overlap(vbox[x], vbox[y]))
@@ -715,9 +723,11 @@ typedef struct search_job {
 	int count;                // queries: patches (full search) or affected patches
 	bool strays;
 	int64_t limit;            // settings.max_candidate_pairs, or INT64_MAX for none
+	// Pairs the chunks have found so far, all together (NULL: not counted). Once past the
+	// limit the search is over it whatever is left, so chunks stop there: a limited search
+	// does work in proportion to its limit.
+	_Atomic int64_t *found;
 } search_job;
-
-static int64_t chunk_total(const pbd_pair_chunk *c) { return (int64_t)c->vt_count + c->ee_count + c->pp_count; }
 
 static int compare_u32(const void *a, const void *b)
 {
@@ -746,10 +756,21 @@ static void search_chunk(const search_job *job, int k)
 	pbd_pairs *pr = &w->pairs;
 	pbd_pair_chunk *chunk = &pr->chunks[k];
 	chunk->vt_count = chunk->ee_count = chunk->pp_count = 0;
+	chunk->limit = job->limit;
 	int lo = (int)((int64_t)job->count * k / PBD_PAIR_CHUNKS), hi = (int)((int64_t)job->count * (k + 1) / PBD_PAIR_CHUNKS);
 	uint32_t local[256];
 	// Past the limit the whole search is over it: the rest would be work for nothing.
-	for (int item = lo; item < hi && chunk_total(chunk) <= job->limit; ++item) {
+	int64_t counted = 0;  // of this chunk's pairs, those added to job->found
+	for (int item = lo; item < hi && !chunk_over_limit(chunk); ++item) {
+		if (job->found) {
+			// What the other chunks found counts against this one's limit.
+			int64_t fresh = chunk_total(chunk) - counted;
+			int64_t others = atomic_fetch_add(job->found, fresh) - counted;
+			counted += fresh;
+			chunk->limit = job->limit - others;
+			if (chunk_over_limit(chunk))
+				break;
+		}
 		uint32_t self = job->strays ? pr->affected[item] : (uint32_t)item;
 		int n = find_patches(w, self, job->strays, local, 256);
 		uint32_t *found = local;
@@ -770,6 +791,8 @@ static void search_chunk(const search_job *job, int k)
 			}
 		}
 	}
+	if (job->found)
+		atomic_fetch_add(job->found, chunk_total(chunk) - counted);
 }
 
 static void search_range(int start, int end, int worker, void *context)
@@ -809,7 +832,10 @@ static bool run_search(pbd_world *w, search_job *job, int64_t already)
 {
 	int limit = w->settings.max_candidate_pairs;
 	job->limit = limit > 0 ? limit - already : INT64_MAX;
+	_Atomic int64_t found = 0;
+	job->found = limit > 0 ? &found : NULL;
 	pbd_parallel_for(w, search_range, PBD_PAIR_CHUNKS, 1, job);
+	job->found = NULL;  // a chunk searched again below must find all of its pairs
 	int64_t total = 0;
 	for (int k = 0; k < PBD_PAIR_CHUNKS; ++k)
 		total += chunk_total(&w->pairs.chunks[k]);

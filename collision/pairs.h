@@ -53,6 +53,7 @@ typedef struct pbd_pair_chunk {
 	int vt_count, ee_count, pp_count;        // found (may exceed the capacity: then only counted)
 	int vt_capacity, ee_capacity, pp_capacity;
 	int vt_peak, ee_peak, pp_peak;           // most found since the last trim (pbd_trim_array)
+	int64_t limit;                           // a search past this many pairs is over the limit
 } pbd_pair_chunk;
 
 // Per particle: its track. The track's frame position at time t is at + vel (t - anchor);
