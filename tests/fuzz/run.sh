@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (AddressSanitizer + UBSan) in build-fuzz and runs
-# each from the committed seed corpus. Prints executions per target; exits non-zero if any
-# target finds something (the crashing input is left in build-fuzz/findings).
+# each from the committed seed corpus, as many at once as there are cores. Prints executions
+# per target; exits non-zero if any target finds something (the crashing input is left in
+# build-fuzz/findings).
 #   tests/fuzz/run.sh [SECONDS] [target...]   each target for SECONDS (default 60), random seed
 #   tests/fuzz/run.sh --fixed [target...]     each target for a fixed number of executions
 #                                             from seed 1 and a fresh corpus, however fast the
@@ -32,7 +33,8 @@ fixed_runs() {
     *) echo 100000 ;;
   esac
 }
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_obj fuzz_ccd fuzz_ini fuzz_cli fuzz_api)
+# The API target first: it runs longest, and the others share the other core meanwhile.
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_api fuzz_obj fuzz_ccd fuzz_ini fuzz_cli)
 if [ ! -f build-fuzz/build.ninja ]; then
   CC=clang meson setup build-fuzz -Dfuzz=true -Dtests=false -Dviewer=disabled \
     -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fno-sanitize-recover=all >/dev/null
@@ -41,8 +43,10 @@ ninja -C build-fuzz >/dev/null
 mkdir -p build-fuzz/findings
 results=build-fuzz/results.txt
 : >"$results"
-status=0
-for t in "${targets[@]}"; do
+
+# One target: its messages go to build-fuzz/TARGET.summary, its verdict to build-fuzz/TARGET.verdict.
+run_target() {
+  local t=$1 corpus log start execs
   corpus=build-fuzz/corpus/${t#fuzz_}
   mkdir -p "$corpus"
   log=build-fuzz/$t.log
@@ -66,10 +70,10 @@ for t in "${targets[@]}"; do
        "$corpus" "tests/fuzz/corpus/${t#fuzz_}" >"$log" 2>&1; then
     execs=$(grep -Eo 'Done [0-9]+ runs' "$log" | grep -Eo '[0-9]+' || echo "?")
     echo "$t: $execs executions in $((SECONDS - start)) s, no findings"
-    echo "$t ok $execs" >>"$results"
+    echo "$t ok $execs" >build-fuzz/"$t".verdict
   else
     echo "$t: FINDING (log: $log)"
-    echo "$t failed" >>"$results"
+    echo "$t failed" >build-fuzz/"$t".verdict
     grep -E "ERROR|fuzz check failed|SUMMARY|runtime error" "$log" | head -5
     # Re-run the saved input with the target's own messages shown.
     for f in build-fuzz/findings/"$t"-*; do
@@ -78,6 +82,31 @@ for t in "${targets[@]}"; do
         grep -E "fuzz check failed|ERROR: AddressSanitizer|runtime error" | head -3 || true
       echo "  input: $f ($(od -An -c -N 120 "$f" | tr -s ' ' | tr -d '\n'))"
     done
+  fi
+}
+
+# Each target is one process on one core: as many run at once as there are cores, and their
+# messages are printed in the targets' order once all have ended.
+cores=$(nproc 2>/dev/null || echo 1)
+running=0
+for t in "${targets[@]}"; do
+  rm -f build-fuzz/"$t".verdict
+  run_target "$t" >build-fuzz/"$t".summary 2>&1 &
+  running=$((running + 1))
+  if [ $running -ge "$cores" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+done
+wait || true
+status=0
+for t in "${targets[@]}"; do
+  cat build-fuzz/"$t".summary
+  if [ -f build-fuzz/"$t".verdict ]; then
+    cat build-fuzz/"$t".verdict >>"$results"
+    grep -q " ok " build-fuzz/"$t".verdict || status=1
+  else
+    echo "$t failed" >>"$results"
     status=1
   fi
 done
