@@ -19,6 +19,7 @@ typedef struct pbd_distance_constraints {
 	int count;
 	uint32_t *ij;        // 2 per constraint
 	float *rest;         // rest length, m
+	float shortest;      // the least rest length (INFINITY: none)
 	float *scale;        // per-edge compliance factor L^2 / (area of adjacent triangles)
 	uint8_t *kind;       // pbd_distance_kind
 	float *alpha;        // compliance in m/N: material compliance of the kind times scale

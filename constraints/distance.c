@@ -12,6 +12,7 @@ bool pbd_distance_build(pbd_world *world, pbd_distance_constraints *c, int parti
 {
 	size_t n = (size_t)count;
 	c->count = count;
+	c->shortest = INFINITY;
 	if (count == 0)
 		return true;
 	int *perm = pbd_alloc_array(world, n, sizeof *perm);
@@ -37,6 +38,7 @@ bool pbd_distance_build(pbd_world *world, pbd_distance_constraints *c, int parti
 			c->ij[2 * k] = ij[2 * o];
 			c->ij[2 * k + 1] = ij[2 * o + 1];
 			c->rest[k] = rest[o];
+			c->shortest = fminf(c->shortest, rest[o]);
 			c->scale[k] = scale[o];
 			c->kind[k] = kind[o];
 		}

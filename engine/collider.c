@@ -93,6 +93,7 @@ static pbd_result check_collider_def(pbd_world *w, const pbd_collider_def *def, 
 	out->shape.half_height = def->half_height;
 	out->shape.half_extents = v3_load(def->half_extents);
 	out->pose_start = out->pose_end = out->sub_start = out->sub_end = pose;
+	out->moved_at = INT64_MIN;
 	return PBD_OK;
 }
 
@@ -237,4 +238,167 @@ void pbd_colliders_free(pbd_world *world)
 	pbd_colliders *c = &world->colliders;
 	pbd_free_array(world, c->slots, (size_t)c->capacity, sizeof *c->slots);
 	*c = (pbd_colliders){0};
+}
+
+// ---- Substeps for fast colliders
+
+// A constraint pass carries a push on by about one edge: a collider may travel this share of
+// the shortest edge of a cloth it comes near in one substep. A capsule swept through a
+// curtain of 2.1 cm edges stretched it 37% at 3 m/s with 0.23 of an edge per substep, 281%
+// with 0.47, and 181% at 10 m/s with 0.39; with 0.78 it stretched edges 2,500% and sat inside
+// the curtain.
+#define PBD_COLLIDER_TRAVEL_SHARE 0.25f
+// Steps (half a second at 60 Hz) after its last move in which a collider still counts: the
+// cloth it flung about is still racing round it.
+#define PBD_COLLIDER_SETTLE_STEPS 30
+
+// How far a point of collider c within `reach` of its position moves over the step: its
+// shift, and its turn (the angle between its poses) times the reach.
+static float collider_travel(const pbd_collider *c, float reach)
+{
+	pbd_quat a = c->pose_start.q, b = c->pose_end.q;
+	float cosine = fminf(fabsf(a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w), 1.0f);
+	float turn = 2.0f * acosf(cosine);
+	return v3_len(v3_sub(c->pose_end.p, c->pose_start.p)) + (turn > 0.0f ? turn * reach : 0.0f);
+}
+
+// A cloth's particles: their box, the fastest of them, and the sum of their velocities.
+typedef struct cloth_motion {
+	pbd_aabb box;
+	float fastest;
+	pbd_d3 sum;
+} cloth_motion;
+
+static cloth_motion measure_cloth(const pbd_world *w, const pbd_body *b)
+{
+	cloth_motion m = {{v3(INFINITY, INFINITY, INFINITY), v3(-INFINITY, -INFINITY, -INFINITY)}, 0.0f, {0, 0, 0}};
+	float fastest2 = 0.0f;
+	double sum[3] = {0, 0, 0};
+	for (int i = b->first; i < b->first + b->count; ++i) {
+		pbd_v3 x = v3_of4(w->particles.x[i]);
+		sum[0] += w->particles.v[i].x, sum[1] += w->particles.v[i].y, sum[2] += w->particles.v[i].z;
+		m.box.lo = v3(minf(m.box.lo.x, x.x), minf(m.box.lo.y, x.y), minf(m.box.lo.z, x.z));
+		m.box.hi = v3(maxf(m.box.hi.x, x.x), maxf(m.box.hi.y, x.y), maxf(m.box.hi.z, x.z));
+		fastest2 = maxf(fastest2, v3_len2(w->particles.v[i]));
+	}
+	m.fastest = sqrtf(fastest2);
+	m.sum = (pbd_d3){sum[0], sum[1], sum[2]};
+	return m;
+}
+
+static pbd_aabb grown(pbd_aabb box, float by)
+{
+	return (pbd_aabb){v3_sub(box.lo, v3(by, by, by)), v3_add(box.hi, v3(by, by, by))};
+}
+
+// The farthest corner of a box from a point.
+static float farthest_corner(pbd_aabb box, pbd_v3 p)
+{
+	pbd_v3 d = v3(maxf(fabsf(box.lo.x - p.x), fabsf(box.hi.x - p.x)), maxf(fabsf(box.lo.y - p.y), fabsf(box.hi.y - p.y)),
+		      maxf(fabsf(box.lo.z - p.z), fabsf(box.hi.z - p.z)));
+	return v3_len(d);
+}
+
+// Whether a plane at `pose` comes within `margin` of the box (its nearest corner along the normal).
+static bool plane_near(pbd_pose pose, pbd_aabb box, float margin)
+{
+	pbd_v3 n = quat_rotate(pose.q, v3(0, 1, 0));
+	pbd_v3 nearest = v3(n.x > 0.0f ? box.lo.x : box.hi.x, n.y > 0.0f ? box.lo.y : box.hi.y,
+			    n.z > 0.0f ? box.lo.z : box.hi.z);
+	return v3_dot(n, v3_sub(nearest, pose.p)) <= margin;
+}
+
+// The box collider c sweeps over the step (not a plane), grown by `by`.
+static pbd_aabb swept_box(const pbd_collider *c, float by)
+{
+	pbd_aabb box = {v3(minf(c->pose_start.p.x, c->pose_end.p.x), minf(c->pose_start.p.y, c->pose_end.p.y),
+			   minf(c->pose_start.p.z, c->pose_end.p.z)),
+			v3(maxf(c->pose_start.p.x, c->pose_end.p.x), maxf(c->pose_start.p.y, c->pose_end.p.y),
+			   maxf(c->pose_start.p.z, c->pose_end.p.z))};
+	return grown(box, by);
+}
+
+// Whether a point that moves at most `margin` could meet collider c over the step: every pose
+// of c in the step is within its travel of the last one.
+static bool point_near(const pbd_collider *c, float travel, pbd_v3 x, float margin)
+{
+	pbd_v3 normal;
+	float d = pbd_shape_signed_distance(&c->shape, c->pose_end.p, c->pose_end.q, x, &normal);
+	return !(d > travel + margin);
+}
+
+// How many substeps cloth b needs near collider c: the most the collider moves over the step
+// relative to a particle that may meet it, over PBD_COLLIDER_TRAVEL_SHARE of the cloth's
+// shortest edge. A cloth flapping far from every collider, or resting on one, needs no more
+// than it has.
+static double substeps_near(const pbd_world *w, const pbd_collider *c, const pbd_body *b, const cloth_motion *m,
+			    float dt, int base, int64_t now)
+{
+	bool plane = c->shape.type == PBD_SHAPE_PLANE;
+	float bound = plane ? farthest_corner(m->box, c->pose_start.p) : pbd_shape_bounding_radius(&c->shape);
+	float travel = collider_travel(c, bound);
+	float step = PBD_COLLIDER_TRAVEL_SHARE * b->distance.shortest;  // what a substep may close in by
+	// A collider that has not moved for a while leaves a cloth falling or flung onto it to the
+	// substeps it has (and to the guard); one that moved a moment ago still has the cloth it
+	// flung about racing round it.
+	if (!(step > 0.0f) || !isfinite(travel) || travel + m->fastest * dt <= step * (float)base ||
+	    (travel == 0.0f && !(c->moved_at > now - PBD_COLLIDER_SETTLE_STEPS)))
+		return 0.0;
+	pbd_aabb reach = grown(m->box, m->fastest * dt + b->material.thickness);
+	if (plane ? !plane_near(c->pose_start, reach, travel) && !plane_near(c->pose_end, reach, travel)
+		  : !pbd_aabb_overlap(swept_box(c, bound + travel), reach))
+		return 0.0;
+	// At each particle that may meet it, the collider's motion relative to the rest of the
+	// cloth (the mean motion of the particles it cannot meet), and relative to the particle
+	// itself: a cape tied to a running body moves with it and needs nothing more, while the
+	// vertices a collider drags along a curtain still count, as the rest of it lags.
+	double sum[3] = {0, 0, 0};
+	int near = 0;
+	for (int i = b->first; i < b->first + b->count; ++i) {
+		if (!point_near(c, travel, v3_of4(w->particles.x[i]), v3_len(w->particles.v[i]) * dt + b->material.thickness))
+			continue;
+		sum[0] += w->particles.v[i].x, sum[1] += w->particles.v[i].y, sum[2] += w->particles.v[i].z;
+		near++;
+	}
+	if (near == 0)
+		return 0.0;
+	double far = b->count > near ? b->count - near : 1;
+	pbd_v3 rest_of_cloth = v3((float)((m->sum.x - sum[0]) / far * dt), (float)((m->sum.y - sum[1]) / far * dt),
+				  (float)((m->sum.z - sum[2]) / far * dt));
+	pbd_quat turn = quat_mul(c->pose_end.q, quat_conj(c->pose_start.q));
+	float most = 0.0f;
+	for (int i = b->first; i < b->first + b->count; ++i) {
+		pbd_v3 x = v3_of4(w->particles.x[i]), own = v3_scale(w->particles.v[i], dt);
+		if (!point_near(c, travel, x, v3_len(own) + b->material.thickness))
+			continue;
+		pbd_v3 pushed = v3_sub(v3_add(c->pose_end.p, quat_rotate(turn, v3_sub(x, c->pose_start.p))), x);
+		most = maxf(most, maxf(v3_len(v3_sub(pushed, rest_of_cloth)), v3_len(v3_sub(own, pushed))));
+	}
+	return ceil((double)most / (double)step);
+}
+
+int pbd_colliders_substeps(pbd_world *w, float dt)
+{
+	int base = w->settings.substeps, most = w->settings.max_substeps;
+	if (most <= base)
+		return w->colliders.substeps_last = base;
+	// A cloth that a fast collider flung about is still fast when the collider has stopped or
+	// left: the count comes down by halves, not at once (from 128 substeps to 1, a cloth still
+	// wrapped round a capsule stretched from 12% to 68% in one step).
+	double needed = maxi(base, w->colliders.substeps_last / 2);
+	for (int ci = 0; ci < w->colliders.capacity; ++ci) {
+		pbd_collider *c = &w->colliders.slots[ci];
+		if (c->live && memcmp(&c->pose_start, &c->pose_end, sizeof c->pose_start) != 0)
+			c->moved_at = w->stats.steps;
+	}
+	for (int s = 0; s < w->bodies.capacity && needed < most; ++s) {
+		const pbd_body *b = &w->bodies.slots[s];
+		if (!b->live || b->kind != PBD_BODY_CLOTH || b->distance.count == 0)
+			continue;
+		cloth_motion m = measure_cloth(w, b);
+		for (int ci = 0; ci < w->colliders.capacity; ++ci)
+			if (w->colliders.slots[ci].live)
+				needed = fmax(needed, substeps_near(w, &w->colliders.slots[ci], b, &m, dt, base, w->stats.steps));
+	}
+	return w->colliders.substeps_last = needed < most ? (int)needed : most;
 }

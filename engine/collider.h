@@ -20,14 +20,21 @@ typedef struct pbd_collider {
 	pbd_pose sub_end;
 	float static_friction;
 	float kinetic_friction;
+	int64_t moved_at;      // the last step (stats.steps) that moved it; INT64_MIN: never
 } pbd_collider;
 
 // The table; slots are reused, generations catch stale ids.
 typedef struct pbd_colliders {
 	pbd_collider *slots;
 	int capacity;
+	int substeps_last;  // what the last step took (pbd_colliders_substeps)
 } pbd_colliders;
 
+// The substeps a step of dt needs: settings.substeps, or more (up to settings.max_substeps) so
+// that no moving collider near a cloth travels more than PBD_COLLIDER_TRAVEL_SHARE of the
+// cloth's shortest edge in one substep relative to it; after a step that took more, at least
+// half as many. Remembers the count for the next step.
+int pbd_colliders_substeps(pbd_world *world, float dt);
 pbd_collider *pbd_collider_lookup(const pbd_world *world, pbd_collider_id id, pbd_result *why);
 void pbd_colliders_free(pbd_world *world);
 // A finite position and a rotation of non-zero length (normalised into out); `what` names the

@@ -15,6 +15,7 @@ pbd_world_settings pbd_world_settings_default(void)
 		.lift_coefficient = 0.3f,
 		.particle_cloth_mass_ratio = 3.0f,
 		.max_candidate_pairs = 0,
+		.max_substeps = 128,
 	};
 }
 

@@ -649,6 +649,7 @@ static void record_stats(pbd_world *w, const pbd_step_context *ctx)
 	w->stats.ccd_pairs_tested = ctx->ccd_tested;
 	w->stats.ccd_hits = ctx->ccd_hits;
 	w->stats.substeps_held = ctx->substeps_held;
+	w->stats.substeps_taken = ctx->substeps;
 	w->stats.steps++;
 	memcpy(w->stats.stage_ms, ctx->stage_ms, sizeof ctx->stage_ms);
 }
@@ -662,7 +663,7 @@ pbd_result pbd_world_step(pbd_world *w, float dt)
 	if (dt <= 0.0f)
 		return pbd_fail(w, PBD_ERR_NON_POSITIVE, "dt must be > 0, got %g", (double)dt);
 	double t_step = now_ms();
-	pbd_step_context ctx = {.dt = dt, .substeps = w->settings.substeps, .iterations = w->settings.iterations};
+	pbd_step_context ctx = {.dt = dt, .substeps = pbd_colliders_substeps(w, dt), .iterations = w->settings.iterations};
 	ctx.h = dt / (float)ctx.substeps;
 	ctx.inv_h = 1.0f / ctx.h;
 	ctx.inv_h2 = ctx.inv_h * ctx.inv_h;

@@ -64,6 +64,9 @@ pbd_result pbd_check_settings(pbd_world *world, const pbd_world_settings *s)
 	if (s->max_candidate_pairs < 0)
 		return pbd_fail(world, PBD_ERR_NEGATIVE, "max_candidate_pairs must be >= 0 (0: no limit), got %d",
 				s->max_candidate_pairs);
+	if (s->max_substeps < 0 || s->max_substeps > PBD_MAX_COUNT)
+		return pbd_fail(world, PBD_ERR_BAD_COUNT, "max_substeps must be 0..%d, got %d", PBD_MAX_COUNT,
+				s->max_substeps);
 	if (s->wind_turbulence < 0.0f || s->wind_turbulence > 1.0f)
 		return pbd_fail(world, PBD_ERR_NEGATIVE, "wind turbulence must be 0..1, got %g", (double)s->wind_turbulence);
 	return PBD_OK;

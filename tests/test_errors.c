@@ -530,6 +530,11 @@ static int bad_count(void)
 	EXPECT(PBD_ERR_BAD_COUNT, pbd_cloth_create(t.world, &d, &id));
 	pbd_world_settings s = pbd_world_get_settings(t.world);
 	CHECK(s.substeps == pbd_world_settings_default().substeps);
+	s.max_substeps = -1;
+	EXPECT(PBD_ERR_BAD_COUNT, pbd_world_set_settings(t.world, &s));
+	s.max_substeps = 1001;
+	EXPECT(PBD_ERR_BAD_COUNT, pbd_world_set_settings(t.world, &s));
+	CHECK(pbd_world_get_settings(t.world).max_substeps == pbd_world_settings_default().max_substeps);
 	return twins_agree(&t);
 }
 

@@ -278,8 +278,12 @@ static int debug_views_drawn(void)
 	long stop_plain = count_color(bullet_plain, 255, 38, 25), stop_z = count_color(bullet_z, 255, 38, 25);
 	fprintf(stderr, "edge-edge pixels %ld / %ld, vertex-triangle %ld / %ld, guard stops %ld / %ld (without / with)\n",
 		edge_plain, edge_v, vt_plain, vt_v, stop_plain, stop_z);
-	CHECK(edge_plain < 20 && vt_plain < 20 && stop_plain < 20);
-	CHECK(edge_v > 500 && vt_v > 100 && stop_z > 30);
+	CHECK(edge_plain < 20 && vt_plain < 20);
+	CHECK(edge_v > 500 && vt_v > 100);
+	// The guard stops 9 crossings in bullet's first 40 frames (33 before the steps took more
+	// substeps while the ball was near the cloth), 16 pixels of their colour with Z and none
+	// without.
+	CHECK(stop_plain < 4 && stop_z > 8);
 	return 0;
 }
 

@@ -284,6 +284,68 @@ static int wind_blows_cloth(void)
 	return 0;
 }
 
+// A sphere swept through a hanging curtain: the step takes more substeps while the sphere is
+// near and fast (its travel per step over a quarter of the shortest edge), at most
+// max_substeps, and settings.substeps again once the curtain is quiet; with max_substeps at or
+// below substeps, always settings.substeps.
+static int substeps_taken(int max_substeps, float speed, int *most, int *last)
+{
+	pbd_world *w = test_world_vacuum();
+	if (!w)
+		return 1;
+	pbd_world_settings s = pbd_world_get_settings(w);
+	s.substeps = 2;
+	s.max_substeps = max_substeps;
+	CHECK_OK(pbd_world_set_settings(w, &s));
+	pbd_cloth_def d = pbd_cloth_def_default();
+	d.grid.res_x = d.grid.res_y = 16;  // edges of 1/15 m
+	d.grid.pins = PBD_PIN_EDGE_V0;
+	d.rotation[0] = sinf(0.25f * kPi);  // row 0 on top, in the plane z = 0
+	d.rotation[3] = cosf(0.25f * kPi);
+	d.position[1] = 1.0f;
+	pbd_cloth_id id;
+	CHECK_OK(pbd_cloth_create(w, &d, &id));
+	pbd_collider_def c = pbd_collider_def_default();
+	c.type = PBD_SHAPE_SPHERE;
+	c.radius = 0.1f;
+	c.position[1] = 0.8f, c.position[2] = -0.5f;
+	pbd_collider_id sphere;
+	CHECK_OK(pbd_collider_create(w, &c, &sphere));
+	*most = 0;
+	for (int f = 0; f < 120; ++f) {
+		float z = fminf(-0.5f + speed * (float)(f + 1) * kDt, 0.5f);
+		CHECK_OK(pbd_collider_set_pose(w, sphere, (float[3]){0.0f, 0.8f, z}, (float[4]){0, 0, 0, 1}));
+		CHECK_OK(pbd_world_step(w, kDt));
+		*last = pbd_world_get_stats(w).substeps_taken;
+		*most = *last > *most ? *last : *most;
+		CHECK(*last >= 2 && *last <= (max_substeps > 2 ? max_substeps : 2));
+	}
+	pbd_world_destroy(w);
+	return 0;
+}
+
+static int fast_collider_takes_more_substeps(void)
+{
+	int most, last;
+	// 6 m/s: 10 cm a step, 6 times a quarter of an edge (1.7 cm): 6 substeps or more near it.
+	if (substeps_taken(128, 6.0f, &most, &last))
+		return 1;
+	fprintf(stderr, "6 m/s: most %d substeps, %d at the end\n", most, last);
+	CHECK(most >= 6 && most <= 128);
+	CHECK(last == 2);  // the sphere stopped a second ago: back to the settings' count
+	if (substeps_taken(4, 6.0f, &most, &last))
+		return 1;
+	CHECK(most == 4);
+	if (substeps_taken(0, 6.0f, &most, &last))
+		return 1;
+	CHECK(most == 2);
+	// Slow enough for the substeps the settings give: no more.
+	if (substeps_taken(128, 0.3f, &most, &last))
+		return 1;
+	CHECK(most == 2);
+	return 0;
+}
+
 // Every scene runs 10 simulated seconds without NaN. The contact scenes run at 16 x 16 here:
 // at their default resolution self-contact is still too slow for a unit test. The speed bound
 // is asserted for the scenes without self-contact only: under heavy self-contact (twist)
@@ -396,7 +458,7 @@ int main(int argc, char **argv)
 		TEST(incline_kinetic_friction_slides),    TEST(free_cloth_keeps_momentum),
 		TEST(air_terminal_velocity),              TEST(wind_blows_cloth),
 		DEEP_TEST(scenes_stay_finite),                 TEST(hang_strain_below_ten_percent),
-		TEST(grid_layout_as_documented),
+		TEST(grid_layout_as_documented),          TEST(fast_collider_takes_more_substeps),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }

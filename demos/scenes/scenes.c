@@ -806,8 +806,13 @@ static pbd_result create_mesh(pbd_world *w, const demo_scene_options *o, demo_sc
 
 static pbd_result create_tear(pbd_world *w, const demo_scene_options *o, demo_scene_state *s)
 {
-	pbd_result r = add_floor(w, s);
-	if (r != PBD_OK)
+	// The ball is to tear the curtain where it hits: with the substeps raised to match its
+	// speed (settings.max_substeps) the push would spread over the whole curtain, which then
+	// swings aside instead. The scene keeps the substeps it is given.
+	pbd_world_settings ws = pbd_world_get_settings(w);
+	ws.max_substeps = 0;
+	pbd_result r = pbd_world_set_settings(w, &ws);
+	if (r != PBD_OK || (r = add_floor(w, s)) != PBD_OK)
 		return r;
 	int res = resolution(o, 32);
 	pbd_cloth_def c = pbd_cloth_def_default();

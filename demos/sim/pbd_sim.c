@@ -294,7 +294,8 @@ static int run(const sim_options *options, pbd_task_pool *pool)
 	}
 	double *frame_ms = calloc((size_t)(frames > 0 ? frames : 1), sizeof *frame_ms);
 	double phase_ms[PBD_STAGE_COUNT] = {0};
-	long long ccd_hits_total = 0, builds_total = 0, updates_total = 0, strays_total = 0, pairs_peak = 0, held_total = 0;  // pairs_peak: the most in any substep of the run
+	long long ccd_hits_total = 0, builds_total = 0, updates_total = 0, strays_total = 0, pairs_peak = 0, held_total = 0,
+		  substeps_total = 0, substeps_most = 0;  // pairs_peak: the most in any substep of the run
 	int status = 0;
 	for (int frame = 1; frame <= frames; ++frame) {
 		pbd_result r = demo_scene_step(scene, world, &state, (float)o.dt);
@@ -312,6 +313,8 @@ static int run(const sim_options *options, pbd_task_pool *pool)
 		updates_total += st.broad_phase_updates;
 		strays_total += st.broad_phase_strays;
 		held_total += st.substeps_held;
+		substeps_total += st.substeps_taken;
+		substeps_most = st.substeps_taken > substeps_most ? st.substeps_taken : substeps_most;
 		pairs_peak = st.candidate_pairs_peak > pairs_peak ? st.candidate_pairs_peak : pairs_peak;
 		if (o.dump_dir && (frame % o.dump_every == 0 || frame == frames) && !dump_frame(&o, frame, world, &state)) {
 			status = 1;
@@ -345,12 +348,12 @@ static int run(const sim_options *options, pbd_task_pool *pool)
 		       "\"candidate_pairs\":%d,\"candidate_pairs_peak\":%lld,\"substeps_held\":%lld,\"ccd_pairs_tested\":%lld,\"ccd_hits\":%lld,\"ccd_hits_total\":%lld,"
 		       "\"broad_phase_builds_per_frame\":%.2f,\"broad_phase_updates_per_frame\":%.2f,"
 		       "\"broad_phase_strays_per_frame\":%.1f,\"collider_contacts\":%d,\"max_stretch\":%.6f,\"min_y\":%.6f,\"max_speed\":%.6f,"
-		       "\"finite\":%s,\"bytes_peak\":%zu}\n",
+		       "\"finite\":%s,\"bytes_peak\":%zu,\"substeps_taken_per_frame\":%.2f,\"substeps_taken_max\":%lld}\n",
 		       st.collider_contacts, st.collider_triangle_contacts, st.vertex_triangle_contacts, st.edge_edge_contacts,
 		       st.particle_contacts, st.candidate_pairs, pairs_peak, held_total, (long long)st.ccd_pairs_tested, (long long)st.ccd_hits, (long long)ccd_hits_total,
 		       frames ? (double)builds_total / frames : 0.0, frames ? (double)updates_total / frames : 0.0,
 		       frames ? (double)strays_total / frames : 0.0, st.collider_contacts, (double)fig.max_strain, (double)fig.min_y, (double)fig.max_speed,
-		       fig.finite ? "true" : "false", st.bytes_peak);
+		       fig.finite ? "true" : "false", st.bytes_peak, frames ? (double)substeps_total / frames : 0.0, substeps_most);
 	}
 	free(frame_ms);
 	pbd_world_destroy(world);

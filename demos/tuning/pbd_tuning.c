@@ -148,6 +148,7 @@ static const field fields[] = {
 	WORLD_FIELD(lift_coefficient, FIELD_FLOAT, 0.0f, 1e30f),
 	WORLD_FIELD(particle_cloth_mass_ratio, FIELD_FLOAT, 0.0f, 1e30f),
 	WORLD_FIELD(max_candidate_pairs, FIELD_INT, 0.0f, 1e9f),
+	WORLD_FIELD(max_substeps, FIELD_INT, 0.0f, 1000.0f),
 };
 #define FIELD_COUNT ((int)(sizeof fields / sizeof fields[0]))
 

@@ -190,6 +190,15 @@ typedef struct pbd_world_settings {
 	/// crossing. Particles held this way keep their start even where a moving collider has
 	/// swept over it. pbd_world_stats.substeps_held counts such substeps.
 	int max_candidate_pairs;
+	/// The most substeps one step may take, 0..1000. Default 128. A step takes `substeps`, or
+	/// more while a moving collider comes near a cloth and would otherwise travel more than a
+	/// quarter of the cloth's shortest edge in one substep: a constraint pass carries a push on
+	/// by about one edge, so a collider that outruns it drags the vertices it touches away
+	/// from their neighbours, stretches the cloth over itself and ends up inside it. A value at
+	/// or below `substeps` (0, say) keeps every step at `substeps`; a fast hit then costs less
+	/// and may leave the cloth stretched over the collider. pbd_world_stats.substeps_taken
+	/// says how many the last step took.
+	int max_substeps;
 } pbd_world_settings;
 
 // ---------------------------------------------------------------------------------------------
@@ -313,6 +322,9 @@ typedef struct pbd_world_stats {
 	/// candidate pairs could not all be kept (settings.max_candidate_pairs reached, or memory
 	/// ran out): the cloth paused rather than move unchecked.
 	int substeps_held;
+	/// Substeps the last step took: settings.substeps, or more while a fast collider was near
+	/// a cloth (settings.max_substeps).
+	int substeps_taken;
 	/// Searches of the last step that stopped at settings.max_candidate_pairs.
 	int searches_over_limit;
 	int vertex_triangle_candidates;      ///< of which vertex-triangle pairs
