@@ -386,12 +386,15 @@ int pbd_colliders_substeps(pbd_world *w, float dt)
 	// left: the count comes down by halves, not at once (from 128 substeps to 1, a cloth still
 	// wrapped round a capsule stretched from 12% to 68% in one step).
 	double needed = maxi(base, w->colliders.substeps_last / 2);
+	bool any_counts = false;  // a collider that moves, or moved a moment ago
 	for (int ci = 0; ci < w->colliders.capacity; ++ci) {
 		pbd_collider *c = &w->colliders.slots[ci];
 		if (c->live && memcmp(&c->pose_start, &c->pose_end, sizeof c->pose_start) != 0)
 			c->moved_at = w->stats.steps;
+		any_counts |= c->live && c->moved_at > w->stats.steps - PBD_COLLIDER_SETTLE_STEPS;
 	}
-	for (int s = 0; s < w->bodies.capacity && needed < most; ++s) {
+	// Still colliders (a floor, a table) cost no pass over the particles.
+	for (int s = 0; s < w->bodies.capacity && any_counts && needed < most; ++s) {
 		const pbd_body *b = &w->bodies.slots[s];
 		if (!b->live || b->kind != PBD_BODY_CLOTH || b->distance.count == 0)
 			continue;
