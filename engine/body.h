@@ -28,6 +28,10 @@ typedef struct pbd_body {
 	pbd_bending_constraints bending;
 	pbd_tethers tethers;
 	bool holds_changed;        // pins or attachments changed since the tethers were built
+	// A moving collider flung it about: until this step (stats.steps) its own motion counts
+	// for the substeps (engine/collider.c). 0: never.
+	int64_t flung_until;
+	float flung_speed;         // m/s, the fastest collider that flung it
 	float *out_positions;      // packed float[3] per particle, refreshed after each step
 	float *out_normals;
 	float *out_velocities;

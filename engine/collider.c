@@ -251,6 +251,14 @@ void pbd_colliders_free(pbd_world *world)
 // Steps (half a second at 60 Hz) after its last move in which a collider still counts: the
 // cloth it flung about is still racing round it.
 #define PBD_COLLIDER_SETTLE_STEPS 30
+// Steps (two seconds) after a collider last asked for more substeps for a cloth in which the
+// cloth's own motion still counts: its fastest particle, relative to the cloth's mean motion,
+// may travel PBD_FLUNG_TRAVEL_SHARE of its shortest edge in one substep. A curtain that a
+// capsule hit at 10 m/s flies over its rail and swings for seconds; brought back to one
+// substep half a second after the hit, it wrapped round the rail with edges stretched 444%
+// and stayed so (337% a second after the stop); kept at what its motion asks, 62% and 38%.
+#define PBD_FLUNG_STEPS 120
+#define PBD_FLUNG_TRAVEL_SHARE 0.5f
 
 // How far a point of collider c within `reach` of its position moves over the step: its
 // shift, and its turn (the angle between its poses) times the reach.
@@ -332,11 +340,12 @@ static bool point_near(const pbd_collider *c, float travel, pbd_v3 x, float marg
 // shortest edge. A cloth flapping far from every collider, or resting on one, needs no more
 // than it has.
 static double substeps_near(const pbd_world *w, const pbd_collider *c, const pbd_body *b, const cloth_motion *m,
-			    float dt, int base, int64_t now)
+			    float dt, int base, int64_t now, float *speed)
 {
 	bool plane = c->shape.type == PBD_SHAPE_PLANE;
 	float bound = plane ? farthest_corner(m->box, c->pose_start.p) : pbd_shape_bounding_radius(&c->shape);
 	float travel = collider_travel(c, bound);
+	*speed = travel / dt;
 	float step = PBD_COLLIDER_TRAVEL_SHARE * b->distance.shortest;  // what a substep may close in by
 	// A collider that has not moved for a while leaves a cloth falling or flung onto it to the
 	// substeps it has (and to the guard); one that moved a moment ago still has the cloth it
@@ -372,9 +381,32 @@ static double substeps_near(const pbd_world *w, const pbd_collider *c, const pbd
 		if (!point_near(c, travel, x, v3_len(own) + b->material.thickness))
 			continue;
 		pbd_v3 pushed = v3_sub(v3_add(c->pose_end.p, quat_rotate(turn, v3_sub(x, c->pose_start.p))), x);
-		most = maxf(most, maxf(v3_len(v3_sub(pushed, rest_of_cloth)), v3_len(v3_sub(own, pushed))));
+		// Near a collider that has stopped, a particle more than twice as fast as the one
+		// that flung the cloth is left out (substeps_for_motion says why).
+		bool jittering = travel == 0.0f && v3_len(own) > 2.0f * b->flung_speed * dt;
+		float against_own = jittering ? 0.0f : v3_len(v3_sub(own, pushed));
+		most = maxf(most, maxf(v3_len(v3_sub(pushed, rest_of_cloth)), against_own));
 	}
 	return ceil((double)most / (double)step);
+}
+
+// How many substeps the motion of cloth b needs while it counts as flung: its fastest particle
+// relative to the cloth's mean motion over PBD_FLUNG_TRAVEL_SHARE of its shortest edge. A
+// particle more than twice as fast as the collider that flung the cloth is left out: it is a
+// vertex squeezed between the collider and other layers, jittering, and as its jump per
+// substep stays, its speed grows with the substeps and would feed them up to max_substeps.
+static double substeps_for_motion(const pbd_world *w, const pbd_body *b, const cloth_motion *m, float dt)
+{
+	pbd_v3 mean = v3((float)(m->sum.x / b->count), (float)(m->sum.y / b->count), (float)(m->sum.z / b->count));
+	float limit2 = 4.0f * b->flung_speed * b->flung_speed, fastest2 = 0.0f;
+	for (int i = b->first; i < b->first + b->count; ++i) {
+		float speed2 = v3_len2(v3_sub(w->particles.v[i], mean));
+		if (speed2 <= limit2)
+			fastest2 = maxf(fastest2, speed2);
+	}
+	float step = PBD_FLUNG_TRAVEL_SHARE * b->distance.shortest;
+	double needed = ceil((double)(sqrtf(fastest2) * dt) / (double)step);
+	return step > 0.0f && isfinite(needed) ? needed : 0.0;
 }
 
 int pbd_colliders_substeps(pbd_world *w, float dt)
@@ -386,22 +418,35 @@ int pbd_colliders_substeps(pbd_world *w, float dt)
 	// left: the count comes down by halves, not at once (from 128 substeps to 1, a cloth still
 	// wrapped round a capsule stretched from 12% to 68% in one step).
 	double needed = maxi(base, w->colliders.substeps_last / 2);
-	bool any_counts = false;  // a collider that moves, or moved a moment ago
+	int64_t now = w->stats.steps;
+	// A collider that moves or moved a moment ago, or a cloth one flung about.
+	bool any_counts = w->colliders.flung_until > now;
 	for (int ci = 0; ci < w->colliders.capacity; ++ci) {
 		pbd_collider *c = &w->colliders.slots[ci];
 		if (c->live && memcmp(&c->pose_start, &c->pose_end, sizeof c->pose_start) != 0)
-			c->moved_at = w->stats.steps;
-		any_counts |= c->live && c->moved_at > w->stats.steps - PBD_COLLIDER_SETTLE_STEPS;
+			c->moved_at = now;
+		any_counts |= c->live && c->moved_at > now - PBD_COLLIDER_SETTLE_STEPS;
 	}
 	// Still colliders (a floor, a table) cost no pass over the particles.
-	for (int s = 0; s < w->bodies.capacity && any_counts && needed < most; ++s) {
-		const pbd_body *b = &w->bodies.slots[s];
+	for (int s = 0; s < w->bodies.capacity && any_counts; ++s) {
+		pbd_body *b = &w->bodies.slots[s];
 		if (!b->live || b->kind != PBD_BODY_CLOTH || b->distance.count == 0)
 			continue;
 		cloth_motion m = measure_cloth(w, b);
-		for (int ci = 0; ci < w->colliders.capacity; ++ci)
-			if (w->colliders.slots[ci].live)
-				needed = fmax(needed, substeps_near(w, &w->colliders.slots[ci], b, &m, dt, base, w->stats.steps));
+		for (int ci = 0; ci < w->colliders.capacity; ++ci) {
+			float speed = 0.0f;
+			double near = w->colliders.slots[ci].live
+					      ? substeps_near(w, &w->colliders.slots[ci], b, &m, dt, base, now, &speed)
+					      : 0.0;
+			if (near > base && speed > 0.0f) {  // a still collider flings nothing
+				b->flung_speed = b->flung_until > now ? maxf(b->flung_speed, speed) : speed;
+				b->flung_until = now + PBD_FLUNG_STEPS;
+				w->colliders.flung_until = b->flung_until;
+			}
+			needed = fmax(needed, near);
+		}
+		if (b->flung_until > now)
+			needed = fmax(needed, substeps_for_motion(w, b, &m, dt));
 	}
 	return w->colliders.substeps_last = needed < most ? (int)needed : most;
 }

@@ -27,13 +27,15 @@ typedef struct pbd_collider {
 typedef struct pbd_colliders {
 	pbd_collider *slots;
 	int capacity;
-	int substeps_last;  // what the last step took (pbd_colliders_substeps)
+	int substeps_last;    // what the last step took (pbd_colliders_substeps)
+	int64_t flung_until;  // the latest flung_until of any cloth
 } pbd_colliders;
 
 // The substeps a step of dt needs: settings.substeps, or more (up to settings.max_substeps) so
 // that no moving collider near a cloth travels more than PBD_COLLIDER_TRAVEL_SHARE of the
-// cloth's shortest edge in one substep relative to it; after a step that took more, at least
-// half as many. Remembers the count for the next step.
+// cloth's shortest edge in one substep relative to it, and that a cloth such a collider flung
+// about keeps enough while it still races (PBD_FLUNG_STEPS); after a step that took more, at
+// least half as many. Remembers the count for the next step.
 int pbd_colliders_substeps(pbd_world *world, float dt);
 pbd_collider *pbd_collider_lookup(const pbd_world *world, pbd_collider_id id, pbd_result *why);
 void pbd_colliders_free(pbd_world *world);

@@ -7,9 +7,12 @@
 //    and comes back, the curtain never crosses itself, the capsule never ends up inside it,
 //    no edge stretches past 200%, and a second after the capsule stops the curtain hangs again
 //    (edges within 15% of their length);
-//  - at 3, 10 and 50 m/s with one substep: no frame with a crossing. (At 3 m/s a collapsing
-//    pair of triangles once crept together over many substeps until rounding crossed it; the
-//    strain of these one-substep runs is still far above the bench's targets.)
+//  - at 3, 10 and 50 m/s with one substep: no frame with a crossing (at 3 m/s a collapsing
+//    pair of triangles once crept together over many substeps until rounding crossed it), and
+//    at 10 m/s the curtain is not torn into slivers: the steps after the hit take what the
+//    flung curtain's motion asks, and no edge stretches past 200% (it reached 251% when the
+//    count fell back to one substep half a second after the hit). The other runs' strain is
+//    still above the bench's targets.
 #include "test.h"
 
 #include "fast_colliders.h"
@@ -67,6 +70,8 @@ static int capsule_sweeps_one_substep_never_cross(void)
 		if (report(name, &r))
 			return 1;
 		CHECK(r.crossing_frames == 0);
+		if (runs[i].across && runs[i].speed == 10.0f)
+			CHECK(r.worst_strain <= 2.0);
 	}
 	return 0;
 }

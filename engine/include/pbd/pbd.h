@@ -190,14 +190,20 @@ typedef struct pbd_world_settings {
 	/// crossing. Particles held this way keep their start even where a moving collider has
 	/// swept over it. pbd_world_stats.substeps_held counts such substeps.
 	int max_candidate_pairs;
-	/// The most substeps one step may take, 0..1000. Default 128. A step takes `substeps`, or
-	/// more while a moving collider comes near a cloth and would otherwise travel more than a
-	/// quarter of the cloth's shortest edge in one substep: a constraint pass carries a push on
-	/// by about one edge, so a collider that outruns it drags the vertices it touches away
-	/// from their neighbours, stretches the cloth over itself and ends up inside it. A value at
-	/// or below `substeps` (0, say) keeps every step at `substeps`; a fast hit then costs less
-	/// and may leave the cloth stretched over the collider. pbd_world_stats.substeps_taken
-	/// says how many the last step took.
+	/// The most substeps one step may take, 0..1000. Default 128. A step takes `substeps`,
+	/// or more while a moving collider comes near a cloth and would otherwise travel more
+	/// than a quarter of the cloth's shortest edge in one substep: a constraint pass
+	/// carries a push on by about one edge, so a collider that outruns it drags the
+	/// vertices it touches away from their neighbours, stretches the cloth over itself and
+	/// ends up inside it. For 120 steps (two seconds at 60 Hz) after that, a cloth the
+	/// collider flung about also takes what its own motion asks: its fastest particle,
+	/// relative to its mean motion, may travel half its shortest edge in one substep (a
+	/// flung curtain brought back to one substep at once wraps round its rail and stays
+	/// stretched); particles more than twice as fast as the collider that flung it are left
+	/// out (a vertex squeezed against the collider jitters). A value at or below `substeps`
+	/// (0, say) keeps every step at `substeps`; a fast hit then costs less and may leave
+	/// the cloth stretched over the collider. pbd_world_stats.substeps_taken says how many
+	/// the last step took.
 	int max_substeps;
 } pbd_world_settings;
 
