@@ -294,8 +294,10 @@ static int run(const sim_options *options, pbd_task_pool *pool)
 	}
 	double *frame_ms = calloc((size_t)(frames > 0 ? frames : 1), sizeof *frame_ms);
 	double phase_ms[PBD_STAGE_COUNT] = {0};
+	// pairs_peak: the most candidate pairs in any substep of the run; substeps_most: the most
+	// substeps any step took.
 	long long ccd_hits_total = 0, builds_total = 0, updates_total = 0, strays_total = 0, pairs_peak = 0, held_total = 0,
-		  substeps_total = 0, substeps_most = 0;  // pairs_peak: the most in any substep of the run
+		  substeps_total = 0, substeps_most = 0;
 	int status = 0;
 	for (int frame = 1; frame <= frames; ++frame) {
 		pbd_result r = demo_scene_step(scene, world, &state, (float)o.dt);
