@@ -3,7 +3,8 @@
 #  1. pbd-sim --cloth FILE.obj runs and dumps your mesh (and refuses a bad file with file:line);
 #  2. a tuning saved by pbd-sim --save-params and loaded with --params gives bit-identical
 #     positions after 120 frames, and load -> save gives the same file;
-#  3. the C code of --print-c compiles and simulates exactly as the file does.
+#  3. the C code of --print-c compiles and simulates exactly as the file does;
+#  4. pbd-sim --frame-log writes one CSV row per frame that agrees with the run's JSON.
 # usage: tuning_tools.sh PBD_SIM SOURCE_DIR BUILD_DIR [EXTRA_CFLAGS]
 set -eu
 sim=$1
@@ -68,4 +69,28 @@ file=$("$tmp/from_file" "$tmp/a.ini") || fail "from file"
 echo "from the C code: $code"
 echo "from the file:   $file"
 [ "$code" = "$file" ] || fail "the C code and the file simulate differently"
+
+# 4. The frame log: a header and a row per frame, whose searches add up to the JSON's figures
+# per frame and whose slowest frame is the JSON's ms_max.
+"$sim" --scene fold --frames 40 --frame-log "$tmp/frames.csv" --json | tail -n 1 >"$tmp/run.json" ||
+	fail "pbd-sim --frame-log"
+python3 - "$tmp/frames.csv" "$tmp/run.json" <<'PY' || fail "the frame log disagrees with the JSON"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+run = json.load(open(sys.argv[2]))
+assert len(rows) == run["frames"] == 40, len(rows)
+assert [int(r["frame"]) for r in rows] == list(range(1, 41))
+for key, column in (("broad_phase_builds_per_frame", "builds"), ("broad_phase_updates_per_frame", "updates"),
+                    ("substeps_taken_per_frame", "substeps")):
+    total = sum(int(r[column]) for r in rows)
+    assert abs(total / 40 - run[key]) < 0.006, (column, total, run[key])
+assert max(float(r["ms"]) for r in rows) == run["ms_max"], "slowest frame"
+assert all(float(r["broad_phase_ms"]) <= float(r["ms"]) for r in rows), "a stage longer than its frame"
+assert sum(int(r["builds"]) for r in rows) > 0, "no search at all"
+print("frame log: 40 rows; searches, substeps and the slowest frame agree with the JSON")
+PY
+if "$sim" --scene fold --frames 2 --frame-log "$tmp/no/such/dir.csv" 2>"$tmp/err" >/dev/null; then
+	fail "a frame log that cannot be written was accepted"
+fi
+grep -q -- "--frame-log $tmp/no/such/dir.csv" "$tmp/err" || { cat "$tmp/err"; fail "no message for the frame log"; }
 echo "tuning tools check passed"

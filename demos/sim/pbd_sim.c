@@ -24,6 +24,7 @@ typedef struct sim_options {
 	int set_count;
 	const char *dump_dir;
 	int dump_every;
+	const char *frame_log;  // --frame-log: one CSV row of figures per frame
 	int json;
 	int list;
 	int print_c;
@@ -36,7 +37,7 @@ static void usage(FILE *out)
 		"       pbd-sim (--scene NAME | --cloth FILE.obj [--pin SPEC] [--sphere]) [--frames N] [--dt S]\n"
 		"               [--substeps K] [--iterations K] [--res N] [--material NAME] [--params FILE]\n"
 		"               [--set key=value]... [--save-params FILE] [--print-c] [--dump DIR]\n"
-		"               [--dump-every K] [--threads N] [--json]\n"
+		"               [--dump-every K] [--frame-log FILE] [--threads N] [--json]\n"
 		"\n"
 		"  --list           print the scene names, one per line\n"
 		"  --scene NAME     scene to run (see --list)\n"
@@ -48,6 +49,7 @@ static void usage(FILE *out)
 		"  --print-c        print the tuning as C code for a pbd_world_def and a pbd_cloth_def\n"
 		"  --dump DIR       write DIR/frame_%%05d.obj for frame 0, every K-th frame and the last\n"
 		"  --dump-every K   dump interval in frames (default 1)\n"
+		"  --frame-log FILE write one CSV row per frame: its time, substeps, searches, pairs, contacts\n"
 		"  --json           last line of output: one JSON object of figures\n"
 		"  --set key=value  set a parameter (applied after --material and --params); keys:");
 	for (int i = 0; i < demo_param_count(); ++i)
@@ -71,7 +73,8 @@ static int parse_own_flag(int argc, char **argv, int *i, sim_options *o)
 	const char *a = argv[*i];
 	const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
 	int takes = strcmp(a, "--dt") == 0 || strcmp(a, "--substeps") == 0 || strcmp(a, "--iterations") == 0 ||
-		    strcmp(a, "--set") == 0 || strcmp(a, "--dump") == 0 || strcmp(a, "--dump-every") == 0;
+		    strcmp(a, "--set") == 0 || strcmp(a, "--dump") == 0 || strcmp(a, "--dump-every") == 0 ||
+		    strcmp(a, "--frame-log") == 0;
 	if (takes && !demo_flag_has_value("pbd-sim", a, v))
 		return 0;
 	if (strcmp(a, "--list") == 0) {
@@ -104,6 +107,8 @@ static int parse_own_flag(int argc, char **argv, int *i, sim_options *o)
 		o->sets[o->set_count++] = v;
 	} else if (strcmp(a, "--dump") == 0) {
 		o->dump_dir = v;
+	} else if (strcmp(a, "--frame-log") == 0) {
+		o->frame_log = v;
 	} else if (strcmp(a, "--dump-every") == 0) {
 		if (!parse_int(a, v, 1, INT_MAX, &o->dump_every))
 			return 0;
@@ -203,6 +208,28 @@ static sim_figures measure(const pbd_world *w, const demo_scene_state *s)
 
 static int run(const sim_options *options, pbd_task_pool *pool);
 
+// --frame-log: a row per frame, to find the frames that cost most and see why (a stall in a
+// median that looks fine). The columns are pbd_world_stats of the frame's step.
+static void write_frame_log_header(FILE *log)
+{
+	fprintf(log, "frame,ms,substeps,held,builds,updates,strays,candidate_pairs,candidate_pairs_peak,"
+		     "vertex_triangle_contacts,edge_edge_contacts,collider_contacts,ccd_pairs_tested,ccd_hits");
+	for (int k = 0; k < PBD_STAGE_COUNT; ++k)
+		fprintf(log, ",%s_ms", pbd_stage_name((pbd_stage)k));
+	fprintf(log, "\n");
+}
+
+static void write_frame_log_row(FILE *log, int frame, const pbd_world_stats *st)
+{
+	fprintf(log, "%d,%.4f,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%lld,%lld", frame, st->step_ms, st->substeps_taken,
+		st->substeps_held, st->broad_phase_builds, st->broad_phase_updates, st->broad_phase_strays,
+		st->candidate_pairs, st->candidate_pairs_peak, st->vertex_triangle_contacts, st->edge_edge_contacts,
+		st->collider_contacts, (long long)st->ccd_pairs_tested, (long long)st->ccd_hits);
+	for (int k = 0; k < PBD_STAGE_COUNT; ++k)
+		fprintf(log, ",%.4f", st->stage_ms[k]);
+	fprintf(log, "\n");
+}
+
 int main(int argc, char **argv)
 {
 	sim_options o;
@@ -292,6 +319,16 @@ static int run(const sim_options *options, pbd_task_pool *pool)
 			return 1;
 		}
 	}
+	FILE *log = NULL;
+	if (o.frame_log) {
+		log = fopen(o.frame_log, "w");
+		if (!log) {
+			fprintf(stderr, "pbd-sim: --frame-log %s: %s\n", o.frame_log, strerror(errno));
+			pbd_world_destroy(world);
+			return 1;
+		}
+		write_frame_log_header(log);
+	}
 	double *frame_ms = calloc((size_t)(frames > 0 ? frames : 1), sizeof *frame_ms);
 	double phase_ms[PBD_STAGE_COUNT] = {0};
 	// pairs_peak: the most candidate pairs in any substep of the run; substeps_most: the most
@@ -318,10 +355,16 @@ static int run(const sim_options *options, pbd_task_pool *pool)
 		substeps_total += st.substeps_taken;
 		substeps_most = st.substeps_taken > substeps_most ? st.substeps_taken : substeps_most;
 		pairs_peak = st.candidate_pairs_peak > pairs_peak ? st.candidate_pairs_peak : pairs_peak;
+		if (log)
+			write_frame_log_row(log, frame, &st);
 		if (o.dump_dir && (frame % o.dump_every == 0 || frame == frames) && !dump_frame(&o, frame, world, &state)) {
 			status = 1;
 			break;
 		}
+	}
+	if (log && fclose(log) != 0) {
+		fprintf(stderr, "pbd-sim: --frame-log %s: could not write it\n", o.frame_log);
+		status = 1;
 	}
 	sim_figures fig = measure(world, &state);
 	pbd_world_stats st = pbd_world_get_stats(world);
