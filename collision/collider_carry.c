@@ -93,11 +93,13 @@ static void seed(pbd_world *w, int32_t k)
 			carry(w, (uint32_t)i, k);
 	if (!pbd_collider_is_round(c))
 		return;
+	pbd_round_core_box core = pbd_round_core_box_at(c, &c->sub_end);
 	for (int t = 0; t < w->topology.tri_count; ++t) {
 		const uint32_t *v = w->topology.tri + 3 * t;
 		const pbd_v3 corner[3] = {v3_of4(w->particles.x[v[0]]), v3_of4(w->particles.x[v[1]]),
 					  v3_of4(w->particles.x[v[2]])};
-		if (pbd_round_collider_within_at_end(c, corner, c->shape.radius + w->particles.radius[v[0]]))
+		float reach = c->shape.radius + w->particles.radius[v[0]];
+		if (!pbd_round_core_beyond(&core, corner, reach) && pbd_round_collider_within_at_end(c, corner, reach))
 			carry_group(w, v, 3, k);
 	}
 }

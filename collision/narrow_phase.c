@@ -92,17 +92,42 @@ bool pbd_collider_is_round(const pbd_collider *c)
 	return c->shape.type == PBD_SHAPE_SPHERE || c->shape.type == PBD_SHAPE_CAPSULE;
 }
 
+pbd_round_core_box pbd_round_core_box_at(const pbd_collider *c, const pbd_pose *pose)
+{
+	pbd_v3 a = pose->p, b = pose->p;  // the ends of the core
+	if (c->shape.type == PBD_SHAPE_CAPSULE) {
+		pbd_v3 axis = v3_scale(quat_rotate(pose->q, v3(0, 1, 0)), c->shape.half_height);
+		a = v3_sub(pose->p, axis), b = v3_add(pose->p, axis);
+	}
+	float scale = maxf(maxf(fabsf(a.x), fabsf(b.x)), maxf(maxf(fabsf(a.y), fabsf(b.y)), maxf(fabsf(a.z), fabsf(b.z))));
+	return (pbd_round_core_box){v3(minf(a.x, b.x), minf(a.y, b.y), minf(a.z, b.z)),
+				    v3(maxf(a.x, b.x), maxf(a.y, b.y), maxf(a.z, b.z)), scale};
+}
+
+bool pbd_round_collider_beyond(const pbd_collider *c, const pbd_pose *pose, const pbd_v3 corner[3], float reach)
+{
+	pbd_round_core_box box = pbd_round_core_box_at(c, pose);
+	return pbd_round_core_beyond(&box, corner, reach);
+}
+
 bool pbd_round_collider_triangle(const pbd_collider *c, const pbd_pose *pose, const pbd_v3 corner[3], float reach,
 				 double bary[3], float *distance, pbd_v3 *normal)
 {
 	pbd_v3 a = corner[0], b = corner[1], cc = corner[2];
 	pbd_v3 centroid = v3_scale(v3_add(a, v3_add(b, cc)), 1.0f / 3.0f);
-	float size = maxf(v3_len(v3_sub(a, centroid)), maxf(v3_len(v3_sub(b, centroid)), v3_len(v3_sub(cc, centroid))));
+	// Every point of the triangle is within `size` of its centroid: one farther than
+	// reach + size from the core cannot come within reach (squares, with a margin for their
+	// rounding, where most triangles of a cloth are turned away).
+	float size2 = maxf(v3_len2(v3_sub(a, centroid)), maxf(v3_len2(v3_sub(b, centroid)), v3_len2(v3_sub(cc, centroid))));
 	pbd_v3 core = pbd_round_collider_core(c, pose, centroid);
-	if (v3_len(v3_sub(centroid, core)) > reach + size)
+	float far = reach + sqrtf(size2) * 1.0001f;
+	if (v3_len2(v3_sub(centroid, core)) > far * far * 1.0001f)
 		return false;
 	pbd_d3 closest = d3(0, 0, 0);
-	for (int pass = 0; pass < 2; ++pass) {  // alternate between the axis and the triangle
+	// A sphere's core is its centre: one pass. A capsule's core moves along its axis with the
+	// closest point: alternate between the axis and the triangle.
+	int passes = c->shape.type == PBD_SHAPE_SPHERE ? 1 : 2;
+	for (int pass = 0; pass < passes; ++pass) {
 		pbd_point_triangle_distance2(d3_of(core), d3_of(a), d3_of(b), d3_of(cc), bary);
 		closest = d3_add(d3_scale(d3_of(a), bary[0]), d3_add(d3_scale(d3_of(b), bary[1]), d3_scale(d3_of(cc), bary[2])));
 		core = pbd_round_collider_core(c, pose, v3((float)closest.x, (float)closest.y, (float)closest.z));
@@ -139,5 +164,6 @@ bool pbd_round_collider_within_at_end(const pbd_collider *c, const pbd_v3 corner
 	double bary[3];
 	float d;
 	pbd_v3 n;
-	return pbd_round_collider_triangle(c, &c->sub_end, corner, reach, bary, &d, &n) && d < reach;
+	return !pbd_round_collider_beyond(c, &c->sub_end, corner, reach) &&
+	       pbd_round_collider_triangle(c, &c->sub_end, corner, reach, bary, &d, &n) && d < reach;
 }

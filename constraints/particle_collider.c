@@ -144,9 +144,11 @@ static bool push_triangle(pbd_world *w, const pbd_collider *c, const uint32_t v[
 // of the cloth's half thickness (resting cloth sinks a little each substep; that needs no
 // second pass).
 #define TRIANGLE_DEEP 0.1f
+
 static int push_triangles_off(pbd_world *w, const pbd_collider *c, int *touching)
 {
 	int deep = 0;
+	pbd_round_core_box core = pbd_round_core_box_at(c, &c->sub_end);
 	for (int t = 0; t < w->topology.tri_count; ++t) {
 		const uint32_t *v = w->topology.tri + 3 * t;
 		pbd_v4 *p[3] = {&w->particles.p[v[0]], &w->particles.p[v[1]], &w->particles.p[v[2]]};
@@ -157,7 +159,8 @@ static int push_triangles_off(pbd_world *w, const pbd_collider *c, int *touching
 		pbd_v3 n;
 		float reach = c->shape.radius + w->particles.radius[v[0]];
 		const pbd_v3 corner[3] = {v3_of4(*p[0]), v3_of4(*p[1]), v3_of4(*p[2])};
-		if (!pbd_round_collider_triangle(c, &c->sub_end, corner, reach, bary, &d, &n))
+		if (pbd_round_core_beyond(&core, corner, reach) ||
+		    !pbd_round_collider_triangle(c, &c->sub_end, corner, reach, bary, &d, &n))
 			continue;
 		if (d >= reach)
 			continue;

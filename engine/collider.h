@@ -52,6 +52,27 @@ pbd_v3 pbd_round_collider_core(const pbd_collider *collider, const pbd_pose *pos
 // coordinates, the distance to the core and the direction away from it.
 bool pbd_round_collider_triangle(const pbd_collider *collider, const pbd_pose *pose, const pbd_v3 corner[3],
 				 float reach, double bary[3], float *distance, pbd_v3 *normal);
+// The box of a round collider's core (a sphere's centre, a capsule's axis) at a pose, and the
+// largest magnitude of its coordinates (for the rounding margin below).
+typedef struct pbd_round_core_box {
+	pbd_v3 lo, hi;
+	float scale;
+} pbd_round_core_box;
+pbd_round_core_box pbd_round_core_box_at(const pbd_collider *collider, const pbd_pose *pose);
+// Whether a triangle's box misses the core's box grown by `reach` (and by more than the
+// rounding of either): then every point of the triangle is farther than reach from the core.
+// A few comparisons that turn away most of a cloth's triangles before
+// pbd_round_collider_triangle looks for the closest point; loops over the triangles take the
+// core's box once.
+static inline bool pbd_round_core_beyond(const pbd_round_core_box *core, const pbd_v3 p[3], float reach)
+{
+	float grow = reach + 1e-5f * (reach + core->scale) + 1e-6f;
+	return minf(p[0].x, minf(p[1].x, p[2].x)) > core->hi.x + grow || maxf(p[0].x, maxf(p[1].x, p[2].x)) < core->lo.x - grow ||
+	       minf(p[0].y, minf(p[1].y, p[2].y)) > core->hi.y + grow || maxf(p[0].y, maxf(p[1].y, p[2].y)) < core->lo.y - grow ||
+	       minf(p[0].z, minf(p[1].z, p[2].z)) > core->hi.z + grow || maxf(p[0].z, maxf(p[1].z, p[2].z)) < core->lo.z - grow;
+}
+// The same with the core's box taken now.
+bool pbd_round_collider_beyond(const pbd_collider *collider, const pbd_pose *pose, const pbd_v3 corner[3], float reach);
 bool pbd_collider_is_round(const pbd_collider *collider);
 // Whether the collider's pose changes within the substep.
 bool pbd_collider_moves(const pbd_collider *collider);

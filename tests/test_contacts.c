@@ -411,6 +411,53 @@ static int collider_search_keeps_every_reachable_particle(void)
 	return 0;
 }
 
+// The quick test that turns cloth triangles away from a round collider before any distance
+// (pbd_round_core_beyond) turns away only triangles that are out of reach: random triangles
+// round spheres and turned capsules, each turned away one farther from the core than the reach
+// by the exact closest-point search. Triangles far off are turned away, so the test is used.
+static int round_collider_quick_test_keeps_every_reachable_triangle(void)
+{
+	uint32_t seed = 77;
+	int turned_away = 0, near = 0;
+	for (int trial = 0; trial < 20000; ++trial) {
+		pbd_collider c = {0};
+		bool sphere = trial % 2 == 0;
+		c.shape.type = sphere ? PBD_SHAPE_SPHERE : PBD_SHAPE_CAPSULE;
+		c.shape.radius = 0.05f + 0.3f * test_random(&seed);
+		c.shape.half_height = sphere ? 0.0f : 0.5f * test_random(&seed);
+		pbd_v3 axis = v3_normalize_or(v3(test_random(&seed) - 0.5f, test_random(&seed) - 0.5f, test_random(&seed) - 0.5f),
+					      v3(0, 1, 0));
+		float angle = 3.0f * test_random(&seed), s = sinf(0.5f * angle);
+		pbd_pose pose = {v3(4.0f * (test_random(&seed) - 0.5f), 4.0f * (test_random(&seed) - 0.5f), 2.0f * test_random(&seed)),
+				 {axis.x * s, axis.y * s, axis.z * s, cosf(0.5f * angle)}};
+		float reach = c.shape.radius + 0.02f * test_random(&seed);
+		// A triangle of up to 20 cm placed up to 60 cm from the collider's centre along each axis.
+		pbd_v3 at = v3_add(pose.p, v3(1.2f * (test_random(&seed) - 0.5f), 1.2f * (test_random(&seed) - 0.5f),
+					      1.2f * (test_random(&seed) - 0.5f)));
+		pbd_v3 corner[3];
+		for (int k = 0; k < 3; ++k)
+			corner[k] = v3_add(at, v3(0.2f * (test_random(&seed) - 0.5f), 0.2f * (test_random(&seed) - 0.5f),
+						  0.2f * (test_random(&seed) - 0.5f)));
+		pbd_round_core_box core = pbd_round_core_box_at(&c, &pose);
+		bool beyond = pbd_round_core_beyond(&core, corner, reach);
+		CHECK(beyond == pbd_round_collider_beyond(&c, &pose, corner, reach));
+		double bary[3];
+		float d = INFINITY;
+		pbd_v3 n;
+		CHECK(pbd_round_collider_triangle(&c, &pose, corner, INFINITY, bary, &d, &n));
+		if (beyond && !(d >= reach)) {
+			fprintf(stderr, "trial %d: a triangle %.6f from the core, within reach %.6f, turned away\n", trial, d, reach);
+			return 1;
+		}
+		turned_away += beyond;
+		near += d < reach;
+	}
+	fprintf(stderr, "%d of 20000 triangles turned away, %d within reach kept\n", turned_away, near);
+	CHECK(turned_away > 5000);
+	CHECK(near > 500);
+	return 0;
+}
+
 // The spatial hash finds every box that overlaps a query, also when its scratch storage grows
 // while it is being filled (a build once lost the entries written before each growth, and
 // with them contact pairs, when a fast body made boxes span many cells). Small boxes, one per
@@ -675,7 +722,7 @@ int main(int argc, char **argv)
 	static const test_case cases[] = {
 		TEST(checker_sees_crossing),  TEST(drape_no_intersections),      TEST(fold_no_intersections),
 		TEST(stack_no_intersections), TEST(twist_no_intersections), TEST(cape_no_intersections), TEST(drape_clears_sphere),         TEST(pile_rests_and_friction_steepens),
-		TEST(particles_conserve_momentum), TEST(ball_cloth_mass_ratio), TEST(kinematic_box_friction), TEST(collider_search_keeps_every_reachable_particle), TEST(grid_finds_every_overlap), TEST(grid_reports_each_pair_once), TEST(memory_returns_after_transient), SLOW_TEST(candidate_pair_limit),
+		TEST(particles_conserve_momentum), TEST(ball_cloth_mass_ratio), TEST(kinematic_box_friction), TEST(collider_search_keeps_every_reachable_particle), TEST(round_collider_quick_test_keeps_every_reachable_triangle), TEST(grid_finds_every_overlap), TEST(grid_reports_each_pair_once), TEST(memory_returns_after_transient), SLOW_TEST(candidate_pair_limit),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }
