@@ -99,7 +99,7 @@ static void seed(pbd_world *w, int32_t k)
 		const pbd_v3 corner[3] = {v3_of4(w->particles.x[v[0]]), v3_of4(w->particles.x[v[1]]),
 					  v3_of4(w->particles.x[v[2]])};
 		float reach = c->shape.radius + w->particles.radius[v[0]];
-		if (!pbd_round_core_beyond(&core, corner, reach) && pbd_round_collider_within_at_end(c, corner, reach))
+		if (pbd_round_collider_within_at_end(c, &core, corner, reach))
 			carry_group(w, v, 3, k);
 	}
 }
@@ -118,7 +118,8 @@ static bool close_triangles(pbd_world *w)
 		if (!pbd_collider_is_round(c))
 			continue;
 		const pbd_v3 corner[3] = {start_of(w, v[0]), start_of(w, v[1]), start_of(w, v[2])};
-		if (pbd_round_collider_within_at_end(c, corner, c->shape.radius + w->particles.radius[v[0]]))
+		pbd_round_core_box core = pbd_round_core_box_at(c, &c->sub_end);
+		if (pbd_round_collider_within_at_end(c, &core, corner, c->shape.radius + w->particles.radius[v[0]]))
 			changed |= carry_group(w, v, 3, k);
 	}
 	return changed;

@@ -246,8 +246,7 @@ int pbd_collider_settle(pbd_world *w, uint32_t stamp)
 			const uint32_t *v = w->topology.tri + 3 * t;
 			const pbd_v3 corner[3] = {v3_of4(w->particles.p[v[0]]), v3_of4(w->particles.p[v[1]]),
 						  v3_of4(w->particles.p[v[2]])};
-			if (!pbd_round_core_beyond(&core, corner, c->shape.radius) &&
-			    pbd_round_collider_within_at_end(c, corner, c->shape.radius))
+			if (pbd_round_collider_within_at_end(c, &core, corner, c->shape.radius))
 				for (int j = 0; j < 3; ++j)
 					changed += pbd_guard_limit_motion(w, v[j], 0.0, stamp);
 		}

@@ -104,12 +104,6 @@ pbd_round_core_box pbd_round_core_box_at(const pbd_collider *c, const pbd_pose *
 				    v3(maxf(a.x, b.x), maxf(a.y, b.y), maxf(a.z, b.z)), scale};
 }
 
-bool pbd_round_collider_beyond(const pbd_collider *c, const pbd_pose *pose, const pbd_v3 corner[3], float reach)
-{
-	pbd_round_core_box box = pbd_round_core_box_at(c, pose);
-	return pbd_round_core_beyond(&box, corner, reach);
-}
-
 bool pbd_round_collider_triangle(const pbd_collider *c, const pbd_pose *pose, const pbd_v3 corner[3], float reach,
 				 double bary[3], float *distance, pbd_v3 *normal)
 {
@@ -159,11 +153,12 @@ bool pbd_collider_near_at_end(const pbd_collider *c, float bound, pbd_v3 point, 
 
 // Whether a triangle comes closer than `reach` to a round collider's core at its substep-end
 // pose.
-bool pbd_round_collider_within_at_end(const pbd_collider *c, const pbd_v3 corner[3], float reach)
+bool pbd_round_collider_within_at_end(const pbd_collider *c, const pbd_round_core_box *core, const pbd_v3 corner[3],
+				      float reach)
 {
 	double bary[3];
 	float d;
 	pbd_v3 n;
-	return !pbd_round_collider_beyond(c, &c->sub_end, corner, reach) &&
+	return !pbd_round_core_beyond(core, corner, reach) &&
 	       pbd_round_collider_triangle(c, &c->sub_end, corner, reach, bary, &d, &n) && d < reach;
 }

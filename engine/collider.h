@@ -71,13 +71,13 @@ static inline bool pbd_round_core_beyond(const pbd_round_core_box *core, const p
 	       minf(p[0].y, minf(p[1].y, p[2].y)) > core->hi.y + grow || maxf(p[0].y, maxf(p[1].y, p[2].y)) < core->lo.y - grow ||
 	       minf(p[0].z, minf(p[1].z, p[2].z)) > core->hi.z + grow || maxf(p[0].z, maxf(p[1].z, p[2].z)) < core->lo.z - grow;
 }
-// The same with the core's box taken now.
-bool pbd_round_collider_beyond(const pbd_collider *collider, const pbd_pose *pose, const pbd_v3 corner[3], float reach);
 bool pbd_collider_is_round(const pbd_collider *collider);
 // Whether the collider's pose changes within the substep.
 bool pbd_collider_moves(const pbd_collider *collider);
 // Whether a point is closer than `margin` to the collider's surface, or inside, at its
 // substep-end pose (bound: the shape's bounding radius, a quick rejection).
 bool pbd_collider_near_at_end(const pbd_collider *collider, float bound, pbd_v3 point, float margin);
-// Whether a triangle comes closer than `reach` to a round collider's core at its substep-end pose.
-bool pbd_round_collider_within_at_end(const pbd_collider *collider, const pbd_v3 corner[3], float reach);
+// Whether a triangle comes closer than `reach` to a round collider's core at its substep-end
+// pose; `core` is pbd_round_core_box_at(collider, &collider->sub_end), taken once per loop.
+bool pbd_round_collider_within_at_end(const pbd_collider *collider, const pbd_round_core_box *core,
+				      const pbd_v3 corner[3], float reach);
