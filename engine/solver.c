@@ -277,47 +277,15 @@ static void update(pbd_world *w, float h, float inv_h)
 	pbd_parallel_for(w, update_range, w->particles.count, PBD_PARTICLES_PER_RANGE, &job);
 }
 
-typedef struct strain_job {
-	const pbd_v4 *x;
-	const pbd_distance_constraints *distance;
-	_Atomic uint32_t worst;  // bits of a non-negative float: they order as the floats do
-} strain_job;
-
-static void strain_range(int start, int end, int worker, void *context)
-{
-	PBD_UNUSED(worker);
-	strain_job *job = context;
-	float worst = pbd_distance_max_strain_range(job->x, job->distance, PBD_DISTANCE_STRETCH, start, end);
-	uint32_t bits;
-	memcpy(&bits, &worst, sizeof bits);
-	uint32_t seen = atomic_load(&job->worst);
-	while (bits > seen && !atomic_compare_exchange_weak(&job->worst, &seen, bits)) {
-	}
-}
-
-// The largest stretch strain of a cloth, on all threads: a maximum is the same in any order.
-static float max_stretch(pbd_world *w, const pbd_body *c)
-{
-	strain_job job = {w->particles.x + c->first, &c->distance, 0};
-	pbd_parallel_for(w, strain_range, c->distance.count, 2048, &job);
-	uint32_t bits = atomic_load(&job.worst);
-	float worst;
-	memcpy(&worst, &bits, sizeof worst);
-	return worst;
-}
-
 static void finalize(pbd_world *w, float dt)
 {
-	float strain = 0.0f;
 	for (int s = 0; s < w->bodies.capacity; ++s) {
 		pbd_body *c = &w->bodies.slots[s];
 		if (!c->live)
 			continue;
 		pbd_damp_body(w, c, dt);
 		pbd_body_refresh_outputs(w, c);
-		strain = fmaxf(strain, max_stretch(w, c));
 	}
-	w->stats.max_stretch_error = strain;
 	// Kinematic particles have arrived; colliders too.
 	for (int i = 0; i < w->particles.count; ++i)
 		if (w->particles.pinned[i])

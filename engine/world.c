@@ -188,6 +188,7 @@ pbd_world_stats pbd_world_get_stats(const pbd_world *world)
 	s.triangles = 0;
 	s.constraints = 0;
 	s.free_particles = 0;
+	s.max_stretch_error = 0.0f;
 	for (int i = 0; i < world->bodies.capacity; ++i) {
 		const pbd_body *c = &world->bodies.slots[i];
 		if (!c->live)
@@ -198,6 +199,9 @@ pbd_world_stats pbd_world_get_stats(const pbd_world *world)
 		}
 		s.cloths++;
 		s.triangles += c->triangle_count;
+		s.max_stretch_error = fmaxf(s.max_stretch_error,
+					    pbd_distance_max_strain_range(world->particles.x + c->first, &c->distance,
+									  PBD_DISTANCE_STRETCH, 0, c->distance.count));
 		for (int k = 0; k < pbd_constraint_kind_count; ++k)
 			s.constraints += pbd_constraint_kinds[k]->count(c);
 	}

@@ -344,7 +344,9 @@ typedef struct pbd_world_stats {
 	int broad_phase_updates;
 	/// Particles whose pairs those updates found again (a full search counts them all).
 	int broad_phase_strays;
-	float max_stretch_error;             ///< largest |L - L0| / L0 over stretch constraints
+	/// Largest |L - L0| / L0 over stretch constraints, measured when the stats are asked for
+	/// (from the positions then): a step that nobody reads it after does not pay for it.
+	float max_stretch_error;
 	int64_t steps;                       ///< steps taken since creation
 	size_t bytes_live;                   ///< bytes currently allocated by the world
 	size_t bytes_peak;                   ///< most bytes ever allocated at once
