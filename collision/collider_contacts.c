@@ -130,8 +130,7 @@ static bool keep_contact(pbd_world *w, const search_job *job, int i)
 		sweep_particle(w, c, i);
 		p = v3_of4(w->particles.p[i]);
 	}
-	pbd_v3 n;
-	return pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, p, &n) <= reach;
+	return pbd_shape_distance(&c->shape, c->sub_end.p, c->sub_end.q, p) <= reach;
 }
 
 // Particles first .. first + count - 1 of one cloth: the box around p, the square of a bound

@@ -16,6 +16,9 @@ typedef struct pbd_shape_query {
 float pbd_shape_signed_distance(const pbd_shape_query *shape, pbd_v3 position, pbd_quat rotation, pbd_v3 point,
 				pbd_v3 *normal);
 
+// The same distance alone (bit for bit what pbd_shape_signed_distance returns).
+float pbd_shape_distance(const pbd_shape_query *shape, pbd_v3 position, pbd_quat rotation, pbd_v3 point);
+
 // Conservative bounding radius of a shape around its position (infinite for planes).
 float pbd_shape_bounding_radius(const pbd_shape_query *shape);
 

@@ -66,6 +66,34 @@ float pbd_shape_signed_distance(const pbd_shape_query *shape, pbd_v3 position, p
 	return d;
 }
 
+// The same distance without the normal: the tests that only ask how far (most particles of a
+// cloth near a collider are too far to touch it) skip its division and second rotation.
+float pbd_shape_distance(const pbd_shape_query *shape, pbd_v3 position, pbd_quat rotation, pbd_v3 point)
+{
+	pbd_v3 local = quat_rotate(quat_conj(rotation), v3_sub(point, position));
+	switch (shape->type) {
+	case PBD_SHAPE_PLANE:
+		return local.y;
+	case PBD_SHAPE_SPHERE:
+		return v3_len(v3_sub(local, v3(0, 0, 0))) - shape->radius;
+	case PBD_SHAPE_CAPSULE: {
+		float y = clampf(local.y, -shape->half_height, shape->half_height);
+		return v3_len(v3_sub(local, v3(0, y, 0))) - shape->radius;
+	}
+	case PBD_SHAPE_BOX: {
+		pbd_v3 he = shape->half_extents;
+		pbd_v3 q = v3(fabsf(local.x) - he.x, fabsf(local.y) - he.y, fabsf(local.z) - he.z);
+		if (q.x > 0.0f || q.y > 0.0f || q.z > 0.0f)
+			return v3_len(v3(fmaxf(q.x, 0.0f), fmaxf(q.y, 0.0f), fmaxf(q.z, 0.0f)));
+		if (q.x >= q.y && q.x >= q.z)
+			return q.x;
+		return q.y >= q.z ? q.y : q.z;
+	}
+	default:
+		return INFINITY;
+	}
+}
+
 float pbd_shape_bounding_radius(const pbd_shape_query *shape)
 {
 	switch (shape->type) {
@@ -145,10 +173,9 @@ bool pbd_collider_moves(const pbd_collider *c)
 // substep-end pose (bound: the shape's bounding radius, a quick rejection).
 bool pbd_collider_near_at_end(const pbd_collider *c, float bound, pbd_v3 point, float margin)
 {
-	pbd_v3 n;
 	if (bound < INFINITY && v3_len(v3_sub(point, c->sub_end.p)) > bound + margin)
 		return false;
-	return pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, point, &n) < margin;
+	return pbd_shape_distance(&c->shape, c->sub_end.p, c->sub_end.q, point) < margin;
 }
 
 // Whether a triangle comes closer than `reach` to a round collider's core at its substep-end

@@ -330,8 +330,7 @@ static pbd_aabb swept_box(const pbd_collider *c, float by)
 // of c in the step is within its travel of the last one.
 static bool point_near(const pbd_collider *c, float travel, pbd_v3 x, float margin)
 {
-	pbd_v3 normal;
-	float d = pbd_shape_signed_distance(&c->shape, c->pose_end.p, c->pose_end.q, x, &normal);
+	float d = pbd_shape_distance(&c->shape, c->pose_end.p, c->pose_end.q, x);
 	return !(d > travel + margin);
 }
 

@@ -457,6 +457,59 @@ static int round_collider_quick_test_keeps_every_reachable_triangle(void)
 	return 0;
 }
 
+// The distance alone is the signed distance, bit for bit, for every shape, at points inside,
+// on and outside it (the contact searches decide with one what the contacts then take from
+// the other), and it is the distance: a closed form for each shape checks the two.
+static int shape_distance_alone_is_the_signed_distance(void)
+{
+	uint32_t seed = 91;
+	int inside = 0;
+	for (int trial = 0; trial < 40000; ++trial) {
+		pbd_shape_query shape = {0};
+		shape.type = trial % 4;  // plane, sphere, capsule, box
+		shape.radius = 0.05f + 0.3f * test_random(&seed);
+		shape.half_height = 0.5f * test_random(&seed);
+		shape.half_extents = v3(0.05f + 0.4f * test_random(&seed), 0.05f + 0.4f * test_random(&seed),
+					0.05f + 0.4f * test_random(&seed));
+		pbd_v3 axis = v3_normalize_or(v3(test_random(&seed) - 0.5f, test_random(&seed) - 0.5f, test_random(&seed) - 0.5f),
+					      v3(0, 1, 0));
+		float angle = 3.0f * test_random(&seed), s = sinf(0.5f * angle);
+		pbd_quat q = {axis.x * s, axis.y * s, axis.z * s, cosf(0.5f * angle)};
+		pbd_v3 at = v3(4.0f * (test_random(&seed) - 0.5f), 4.0f * (test_random(&seed) - 0.5f), 2.0f * test_random(&seed));
+		pbd_v3 local = v3(1.2f * (test_random(&seed) - 0.5f), 1.2f * (test_random(&seed) - 0.5f),
+				  1.2f * (test_random(&seed) - 0.5f));
+		if (trial % 7 == 0)
+			local = v3(0, 0, 0);  // the centre: no direction
+		pbd_v3 point = v3_add(at, quat_rotate(q, local)), n;
+		float signed_d = pbd_shape_signed_distance(&shape, at, q, point, &n);
+		float alone = pbd_shape_distance(&shape, at, q, point);
+		if (memcmp(&signed_d, &alone, sizeof alone) != 0) {
+			fprintf(stderr, "trial %d (shape %d): %.9g alone, %.9g signed\n", trial, (int)shape.type, alone, signed_d);
+			return 1;
+		}
+		// Closed forms in the shape's frame (the point's local coordinates, up to rounding).
+		double lx = local.x, ly = local.y, lz = local.z, expected;
+		if (shape.type == PBD_SHAPE_PLANE) {
+			expected = ly;
+		} else if (shape.type == PBD_SHAPE_SPHERE) {
+			expected = sqrt(lx * lx + ly * ly + lz * lz) - shape.radius;
+		} else if (shape.type == PBD_SHAPE_CAPSULE) {
+			double y = fmax(-shape.half_height, fmin(shape.half_height, ly));
+			expected = sqrt(lx * lx + (ly - y) * (ly - y) + lz * lz) - shape.radius;
+		} else {
+			double qx = fabs(lx) - shape.half_extents.x, qy = fabs(ly) - shape.half_extents.y,
+			       qz = fabs(lz) - shape.half_extents.z;
+			double ox = fmax(qx, 0.0), oy = fmax(qy, 0.0), oz = fmax(qz, 0.0);
+			expected = sqrt(ox * ox + oy * oy + oz * oz) + fmin(fmax(qx, fmax(qy, qz)), 0.0);
+		}
+		CHECK_NEAR(alone, expected, 1e-5);
+		inside += alone < 0.0f;
+	}
+	fprintf(stderr, "%d of 40000 points inside their shape\n", inside);
+	CHECK(inside > 4000);
+	return 0;
+}
+
 // The spatial hash finds every box that overlaps a query, also when its scratch storage grows
 // while it is being filled (a build once lost the entries written before each growth, and
 // with them contact pairs, when a fast body made boxes span many cells). Small boxes, one per
@@ -721,7 +774,7 @@ int main(int argc, char **argv)
 	static const test_case cases[] = {
 		TEST(checker_sees_crossing),  TEST(drape_no_intersections),      TEST(fold_no_intersections),
 		TEST(stack_no_intersections), TEST(twist_no_intersections), TEST(cape_no_intersections), TEST(drape_clears_sphere),         TEST(pile_rests_and_friction_steepens),
-		TEST(particles_conserve_momentum), TEST(ball_cloth_mass_ratio), TEST(kinematic_box_friction), TEST(collider_search_keeps_every_reachable_particle), TEST(round_collider_quick_test_keeps_every_reachable_triangle), TEST(grid_finds_every_overlap), TEST(grid_reports_each_pair_once), TEST(memory_returns_after_transient), SLOW_TEST(candidate_pair_limit),
+		TEST(particles_conserve_momentum), TEST(ball_cloth_mass_ratio), TEST(kinematic_box_friction), TEST(collider_search_keeps_every_reachable_particle), TEST(round_collider_quick_test_keeps_every_reachable_triangle), TEST(shape_distance_alone_is_the_signed_distance), TEST(grid_finds_every_overlap), TEST(grid_reports_each_pair_once), TEST(memory_returns_after_transient), SLOW_TEST(candidate_pair_limit),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }
