@@ -196,6 +196,17 @@ static inline float pbd_distance_up(pbd_v3 a, pbd_v3 b)
 	double dx = (double)a.x - b.x, dy = (double)a.y - b.y, dz = (double)a.z - b.z;
 	return (float)(sqrt(dx * dx + dy * dy + dz * dz) * (1.0 + 1e-6));
 }
+// pbd_distance_up(a, b) <= bound, the same answer, mostly without the square root: when the
+// squares are clearly within (by far more than the doubles' rounding), the root is too, and
+// rounding it to a float never takes it past a float bound.
+static inline bool pbd_within_up(pbd_v3 a, pbd_v3 b, float bound)
+{
+	double dx = (double)a.x - b.x, dy = (double)a.y - b.y, dz = (double)a.z - b.z;
+	double d2 = dx * dx + dy * dy + dz * dz, b2 = (double)bound * bound;
+	if (bound >= 0.0f && d2 * ((1.0 + 1e-6) * (1.0 + 1e-6)) <= b2 * (1.0 - 1e-12))
+		return true;
+	return pbd_distance_up(a, b) <= bound;
+}
 // The contact drift of particle i after a contact moved its p to `p` (the others keep
 // theirs): the contact solvers keep the drifts true as they go.
 static inline void pbd_pairs_redrift(pbd_pairs *pairs, uint32_t i, pbd_v3 p)

@@ -177,10 +177,9 @@ static bool strays(const pbd_world *w, uint32_t i, double te)
 	if (te > t->expiry[i])
 		return true;
 	float b = t->slack[i];
-	if (!(pbd_distance_up(start_of(w, i), t->from[i]) <= b) ||
-	    !(pbd_distance_up(v3_of4(w->particles.p[i]), t->to[i]) <= b))
+	if (!pbd_within_up(start_of(w, i), t->from[i], b) || !pbd_within_up(v3_of4(w->particles.p[i]), t->to[i], b))
 		return true;
-	return pbd_carried(w, i) && !(pbd_distance_up(v3_of4(w->particles.x[i]), t->from[i]) <= b);
+	return pbd_carried(w, i) && !pbd_within_up(v3_of4(w->particles.x[i]), t->from[i], b);
 }
 
 typedef struct stray_job {

@@ -457,6 +457,37 @@ static int round_collider_quick_test_keeps_every_reachable_triangle(void)
 	return 0;
 }
 
+// The stray test without a square root answers as the distance with one, also at the bound
+// itself and one float either side of it, far from the origin, and for bounds that are
+// negative, infinite or not a number.
+static int within_up_answers_as_distance_up(void)
+{
+	uint32_t seed = 5;
+	int inside = 0;
+	for (int trial = 0; trial < 100000; ++trial) {
+		float scale = trial % 3 == 0 ? 1000.0f : 1.0f;
+		pbd_v3 a = v3(scale * (test_random(&seed) - 0.5f), scale * (test_random(&seed) - 0.5f),
+			      scale * (test_random(&seed) - 0.5f));
+		float spread = 0.01f * test_random(&seed);
+		pbd_v3 b = v3_add(a, v3(spread * (test_random(&seed) - 0.5f), spread * (test_random(&seed) - 0.5f),
+					spread * (test_random(&seed) - 0.5f)));
+		float d = pbd_distance_up(a, b);
+		float bounds[] = {d, nextafterf(d, 0.0f), nextafterf(d, INFINITY), 0.01f * test_random(&seed), -d, 0.0f,
+				  INFINITY, NAN};
+		for (int k = 0; k < (int)(sizeof bounds / sizeof bounds[0]); ++k) {
+			bool want = pbd_distance_up(a, b) <= bounds[k];
+			if (pbd_within_up(a, b, bounds[k]) != want) {
+				fprintf(stderr, "trial %d: distance %.9g, bound %.9g: %d, not %d\n", trial, d, bounds[k], !want, want);
+				return 1;
+			}
+			inside += want;
+		}
+	}
+	fprintf(stderr, "%d of 800000 within\n", inside);
+	CHECK(inside > 300000);
+	return 0;
+}
+
 // The distance alone is the signed distance, bit for bit, for every shape, at points inside,
 // on and outside it (the contact searches decide with one what the contacts then take from
 // the other), and it is the distance: a closed form for each shape checks the two.
@@ -774,7 +805,7 @@ int main(int argc, char **argv)
 	static const test_case cases[] = {
 		TEST(checker_sees_crossing),  TEST(drape_no_intersections),      TEST(fold_no_intersections),
 		TEST(stack_no_intersections), TEST(twist_no_intersections), TEST(cape_no_intersections), TEST(drape_clears_sphere),         TEST(pile_rests_and_friction_steepens),
-		TEST(particles_conserve_momentum), TEST(ball_cloth_mass_ratio), TEST(kinematic_box_friction), TEST(collider_search_keeps_every_reachable_particle), TEST(round_collider_quick_test_keeps_every_reachable_triangle), TEST(shape_distance_alone_is_the_signed_distance), TEST(grid_finds_every_overlap), TEST(grid_reports_each_pair_once), TEST(memory_returns_after_transient), SLOW_TEST(candidate_pair_limit),
+		TEST(particles_conserve_momentum), TEST(ball_cloth_mass_ratio), TEST(kinematic_box_friction), TEST(collider_search_keeps_every_reachable_particle), TEST(round_collider_quick_test_keeps_every_reachable_triangle), TEST(shape_distance_alone_is_the_signed_distance), TEST(within_up_answers_as_distance_up), TEST(grid_finds_every_overlap), TEST(grid_reports_each_pair_once), TEST(memory_returns_after_transient), SLOW_TEST(candidate_pair_limit),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }
