@@ -113,12 +113,17 @@ static int air_same_on_any_thread_count(void)
 	uint64_t first = 0;
 	for (int k = 0; k < 3; ++k) {
 		pbd_task_pool *pool = NULL;
+		counted_pool counted = {NULL, 0};
 		pbd_world_def wd = pbd_world_def_default();
 		wd.settings.wind[0] = 4.0f, wd.settings.wind[2] = 1.5f;
 		wd.settings.wind_turbulence = 0.0f;
 		if (workers[k] > 0) {
 			CHECK_OK(pbd_task_pool_create(workers[k], &pool));
 			pbd_world_def_use_task_pool(&wd, pool);
+			counted.pool = pool;
+			wd.enqueue_task = counted_enqueue;
+			wd.finish_task = counted_finish;
+			wd.user_task_context = &counted;
 		}
 		pbd_world *w;
 		CHECK_OK(pbd_world_create(&wd, &w));
@@ -148,8 +153,9 @@ static int air_same_on_any_thread_count(void)
 			if (i % 3 == 0)
 				mean_x += x[i] / n;
 		}
-		fprintf(stderr, "  %d workers: positions hash %016llx, mean x %.4f m (at rest %.4f m)\n", workers[k],
-			(unsigned long long)h, mean_x, start_x);
+		fprintf(stderr, "  %d workers: positions hash %016llx, mean x %.4f m (at rest %.4f m), %ld tasks spread\n",
+			workers[k], (unsigned long long)h, mean_x, start_x, counted.spread);
+		CHECK(workers[k] == 0 || counted.spread > 1000);  // the pool really cut the work
 		CHECK(mean_x > start_x + 0.05);  // blown downwind
 		if (k == 0)
 			first = h;

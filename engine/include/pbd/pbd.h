@@ -364,7 +364,9 @@ typedef struct pbd_world_stats {
 	int tear_splits_deferred;
 } pbd_world_stats;
 
-/// A copy of the figures of the last step (all zero for a NULL world).
+/// A copy of the figures of the last step (all zero for a NULL world), with the counts of what
+/// the world holds and max_stretch_error measured now, from the positions as they are (a pass
+/// over the stretch constraints on the calling thread; call it from the thread that steps).
 PBD_API pbd_world_stats pbd_world_get_stats(const pbd_world *world);
 
 /// What a contact point of pbd_world_get_contacts joins.
