@@ -4,37 +4,64 @@
 // both ask.
 #include "../engine/world.h"
 
-static float box_distance(pbd_v3 he, pbd_v3 p, pbd_v3 *n)
+// The distances in the shape's frame. n, when not NULL, receives the outward unit normal; the
+// tests that only ask how far pass NULL and skip its division (the functions are inlined, so
+// the test on n goes away with it).
+static inline float box_distance(pbd_v3 he, pbd_v3 p, pbd_v3 *n)
 {
 	pbd_v3 q = v3(fabsf(p.x) - he.x, fabsf(p.y) - he.y, fabsf(p.z) - he.z);
 	if (q.x > 0.0f || q.y > 0.0f || q.z > 0.0f) {
 		// Outside: distance to the clamped point.
 		pbd_v3 c = v3(fmaxf(q.x, 0.0f), fmaxf(q.y, 0.0f), fmaxf(q.z, 0.0f));
 		float d = v3_len(c);
-		pbd_v3 s = v3(p.x < 0 ? -c.x : c.x, p.y < 0 ? -c.y : c.y, p.z < 0 ? -c.z : c.z);
-		*n = v3_scale(s, 1.0f / d);
+		if (n) {
+			pbd_v3 s = v3(p.x < 0 ? -c.x : c.x, p.y < 0 ? -c.y : c.y, p.z < 0 ? -c.z : c.z);
+			*n = v3_scale(s, 1.0f / d);
+		}
 		return d;
 	}
 	// Inside: push out through the nearest face.
 	if (q.x >= q.y && q.x >= q.z) {
-		*n = v3(p.x < 0 ? -1.0f : 1.0f, 0, 0);
+		if (n)
+			*n = v3(p.x < 0 ? -1.0f : 1.0f, 0, 0);
 		return q.x;
 	}
 	if (q.y >= q.z) {
-		*n = v3(0, p.y < 0 ? -1.0f : 1.0f, 0);
+		if (n)
+			*n = v3(0, p.y < 0 ? -1.0f : 1.0f, 0);
 		return q.y;
 	}
-	*n = v3(0, 0, p.z < 0 ? -1.0f : 1.0f);
+	if (n)
+		*n = v3(0, 0, p.z < 0 ? -1.0f : 1.0f);
 	return q.z;
 }
 
-static float round_distance(pbd_v3 center, float radius, pbd_v3 p, pbd_v3 *n)
+static inline float round_distance(pbd_v3 center, float radius, pbd_v3 p, pbd_v3 *n)
 {
 	pbd_v3 d = v3_sub(p, center);
 	float l = v3_len(d);
 	// At the exact centre any direction is right; up keeps cloth on top.
-	*n = l > 1e-12f ? v3_scale(d, 1.0f / l) : v3(0, 1, 0);
+	if (n)
+		*n = l > 1e-12f ? v3_scale(d, 1.0f / l) : v3(0, 1, 0);
 	return l - radius;
+}
+
+static inline float local_distance(const pbd_shape_query *shape, pbd_v3 local, pbd_v3 *n)
+{
+	switch (shape->type) {
+	case PBD_SHAPE_PLANE:
+		return local.y;
+	case PBD_SHAPE_SPHERE:
+		return round_distance(v3(0, 0, 0), shape->radius, local, n);
+	case PBD_SHAPE_CAPSULE: {
+		float y = clampf(local.y, -shape->half_height, shape->half_height);
+		return round_distance(v3(0, y, 0), shape->radius, local, n);
+	}
+	case PBD_SHAPE_BOX:
+		return box_distance(shape->half_extents, local, n);
+	default:
+		return INFINITY;
+	}
 }
 
 float pbd_shape_signed_distance(const pbd_shape_query *shape, pbd_v3 position, pbd_quat rotation, pbd_v3 point,
@@ -42,56 +69,14 @@ float pbd_shape_signed_distance(const pbd_shape_query *shape, pbd_v3 position, p
 {
 	pbd_v3 local = quat_rotate(quat_conj(rotation), v3_sub(point, position));
 	pbd_v3 n = v3(0, 1, 0);
-	float d;
-	switch (shape->type) {
-	case PBD_SHAPE_PLANE:
-		d = local.y;
-		break;
-	case PBD_SHAPE_SPHERE:
-		d = round_distance(v3(0, 0, 0), shape->radius, local, &n);
-		break;
-	case PBD_SHAPE_CAPSULE: {
-		float y = clampf(local.y, -shape->half_height, shape->half_height);
-		d = round_distance(v3(0, y, 0), shape->radius, local, &n);
-		break;
-	}
-	case PBD_SHAPE_BOX:
-		d = box_distance(shape->half_extents, local, &n);
-		break;
-	default:
-		d = INFINITY;
-		break;
-	}
+	float d = local_distance(shape, local, &n);
 	*normal = quat_rotate(rotation, n);
 	return d;
 }
 
-// The same distance without the normal: the tests that only ask how far (most particles of a
-// cloth near a collider are too far to touch it) skip its division and second rotation.
 float pbd_shape_distance(const pbd_shape_query *shape, pbd_v3 position, pbd_quat rotation, pbd_v3 point)
 {
-	pbd_v3 local = quat_rotate(quat_conj(rotation), v3_sub(point, position));
-	switch (shape->type) {
-	case PBD_SHAPE_PLANE:
-		return local.y;
-	case PBD_SHAPE_SPHERE:
-		return v3_len(v3_sub(local, v3(0, 0, 0))) - shape->radius;
-	case PBD_SHAPE_CAPSULE: {
-		float y = clampf(local.y, -shape->half_height, shape->half_height);
-		return v3_len(v3_sub(local, v3(0, y, 0))) - shape->radius;
-	}
-	case PBD_SHAPE_BOX: {
-		pbd_v3 he = shape->half_extents;
-		pbd_v3 q = v3(fabsf(local.x) - he.x, fabsf(local.y) - he.y, fabsf(local.z) - he.z);
-		if (q.x > 0.0f || q.y > 0.0f || q.z > 0.0f)
-			return v3_len(v3(fmaxf(q.x, 0.0f), fmaxf(q.y, 0.0f), fmaxf(q.z, 0.0f)));
-		if (q.x >= q.y && q.x >= q.z)
-			return q.x;
-		return q.y >= q.z ? q.y : q.z;
-	}
-	default:
-		return INFINITY;
-	}
+	return local_distance(shape, quat_rotate(quat_conj(rotation), v3_sub(point, position)), NULL);
 }
 
 float pbd_shape_bounding_radius(const pbd_shape_query *shape)

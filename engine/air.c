@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "air.h"
-#include "wide.h"
 #include "world.h"
 
 #if defined(__SSE2__)
@@ -136,89 +135,14 @@ static void four_air_shares(const air_job *job, int t)
 }
 #endif
 
-#if PBD_WIDE
-// Corner j of eight triangles, by coordinate (load_corner on eight lanes).
-PBD_WIDE_FN static void load_corner8(const air_job *job, const uint32_t *tri, int j, __m256 x[3], __m256 v[3])
-{
-	const pbd_v4 *p = job->w->particles.x + job->c->first;
-	const pbd_v3 *u = job->w->particles.v + job->c->first;
-	__m256 c[4];
-	pbd_wide_load(&p[0].x, tri + j, 3, c);
-	x[0] = c[0], x[1] = c[1], x[2] = c[2];
-	const pbd_v3 *q[8];
-	for (int k = 0; k < 8; ++k)
-		q[k] = &u[tri[3 * k + j]];
-	v[0] = _mm256_setr_ps(q[0]->x, q[1]->x, q[2]->x, q[3]->x, q[4]->x, q[5]->x, q[6]->x, q[7]->x);
-	v[1] = _mm256_setr_ps(q[0]->y, q[1]->y, q[2]->y, q[3]->y, q[4]->y, q[5]->y, q[6]->y, q[7]->y);
-	v[2] = _mm256_setr_ps(q[0]->z, q[1]->z, q[2]->z, q[3]->z, q[4]->z, q[5]->z, q[6]->z, q[7]->z);
-}
-
-// four_air_shares on eight triangles: the same operations in the same order (no fused
-// multiply-add), so every lane equals the one-at-a-time result.
-PBD_WIDE_FN static void eight_air_shares(const air_job *job, int t)
-{
-	const pbd_world_settings *s = &job->w->settings;
-	const uint32_t *tri = job->c->triangles + 3 * t;
-	__m256 a[3], b[3], d[3], va[3], vb[3], vd[3];
-	load_corner8(job, tri, 0, a, va);
-	load_corner8(job, tri, 1, b, vb);
-	load_corner8(job, tri, 2, d, vd);
-	__m256 e1[3], e2[3], cross[3], rel[3], n[3];
-	for (int k = 0; k < 3; ++k)
-		e1[k] = _mm256_sub_ps(b[k], a[k]), e2[k] = _mm256_sub_ps(d[k], a[k]);
-	cross[0] = _mm256_sub_ps(_mm256_mul_ps(e1[1], e2[2]), _mm256_mul_ps(e1[2], e2[1]));
-	cross[1] = _mm256_sub_ps(_mm256_mul_ps(e1[2], e2[0]), _mm256_mul_ps(e1[0], e2[2]));
-	cross[2] = _mm256_sub_ps(_mm256_mul_ps(e1[0], e2[1]), _mm256_mul_ps(e1[1], e2[0]));
-	__m256 twice_area = _mm256_sqrt_ps(_mm256_add_ps(
-		_mm256_add_ps(_mm256_mul_ps(cross[0], cross[0]), _mm256_mul_ps(cross[1], cross[1])),
-		_mm256_mul_ps(cross[2], cross[2])));
-	__m256 inv_area = _mm256_div_ps(_mm256_set1_ps(1.0f), twice_area);
-	const __m256 third = _mm256_set1_ps(1.0f / 3.0f), sign = _mm256_set1_ps(-0.0f);
-	const __m256 wind[3] = {_mm256_set1_ps(job->wind.x), _mm256_set1_ps(job->wind.y), _mm256_set1_ps(job->wind.z)};
-	for (int k = 0; k < 3; ++k) {
-		n[k] = _mm256_mul_ps(cross[k], inv_area);
-		rel[k] = _mm256_sub_ps(wind[k], _mm256_mul_ps(_mm256_add_ps(_mm256_add_ps(va[k], vb[k]), vd[k]), third));
-	}
-	__m256 rel_len = _mm256_sqrt_ps(_mm256_add_ps(
-		_mm256_add_ps(_mm256_mul_ps(rel[0], rel[0]), _mm256_mul_ps(rel[1], rel[1])), _mm256_mul_ps(rel[2], rel[2])));
-	__m256 vn = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(rel[0], n[0]), _mm256_mul_ps(rel[1], n[1])),
-				  _mm256_mul_ps(rel[2], n[2]));
-	__m256 area = _mm256_mul_ps(_mm256_set1_ps(0.5f), twice_area);
-	__m256 push = _mm256_mul_ps(
-		_mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(job->half_rho * s->drag_coefficient), area),
-			      _mm256_andnot_ps(sign, vn)),
-		vn);
-	__m256 across = _mm256_div_ps(_mm256_xor_ps(vn, sign), _mm256_mul_ps(rel_len, rel_len));
-	__m256 lift = _mm256_mul_ps(
-		_mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(job->half_rho * s->lift_coefficient), area), rel_len), vn);
-	// Lanes the one-at-a-time code gives no share (NaN stays, as it does there).
-	__m256 keep = _mm256_and_ps(_mm256_cmp_ps(twice_area, _mm256_set1_ps(1e-12f), _CMP_NLE_UQ),
-				    _mm256_cmp_ps(rel_len, _mm256_set1_ps(1e-6f), _CMP_NLE_UQ));
-	float f[3][8];
-	for (int k = 0; k < 3; ++k) {
-		__m256 n_perp = _mm256_add_ps(n[k], _mm256_mul_ps(rel[k], across));
-		__m256 force = _mm256_add_ps(_mm256_mul_ps(n[k], push), _mm256_mul_ps(n_perp, lift));
-		_mm256_storeu_ps(f[k], _mm256_and_ps(keep, _mm256_mul_ps(force, third)));  // +0 where there is none
-	}
-	for (int j = 0; j < 8; ++j)
-		job->c->triangle_scratch[t + j] = v3(f[0][j], f[1][j], f[2][j]);
-}
-#endif
-
 static void air_share_range(int start, int end, int worker, void *context)
 {
 	PBD_UNUSED(worker);
 	const air_job *job = context;
 #if defined(__SSE2__)
-	if (job->w->settings.wind_turbulence <= 0.0f || job->speed <= 0.0f) {  // gusts: one at a time
-#if PBD_WIDE
-		if (pbd_wide_available())
-			for (; start + 8 <= end; start += 8)
-				eight_air_shares(job, start);
-#endif
+	if (job->w->settings.wind_turbulence <= 0.0f || job->speed <= 0.0f)  // gusts: one at a time
 		for (; start + 4 <= end; start += 4)
 			four_air_shares(job, start);
-	}
 #endif
 	for (int t = start; t < end; ++t)
 		job->c->triangle_scratch[t] = triangle_air_share(job, t);

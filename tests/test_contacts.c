@@ -411,6 +411,17 @@ static int collider_search_keeps_every_reachable_particle(void)
 	return 0;
 }
 
+// A pose turned about a random axis by up to 3 radians, within 2 m of the origin sideways and
+// up to 2 m above it.
+static pbd_pose random_pose(uint32_t *seed)
+{
+	pbd_v3 axis = v3_normalize_or(v3(test_random(seed) - 0.5f, test_random(seed) - 0.5f, test_random(seed) - 0.5f),
+				      v3(0, 1, 0));
+	float angle = 3.0f * test_random(seed), s = sinf(0.5f * angle);
+	pbd_v3 p = v3(4.0f * (test_random(seed) - 0.5f), 4.0f * (test_random(seed) - 0.5f), 2.0f * test_random(seed));
+	return (pbd_pose){p, {axis.x * s, axis.y * s, axis.z * s, cosf(0.5f * angle)}};
+}
+
 // The quick test that turns cloth triangles away from a round collider before any distance
 // (pbd_round_core_beyond) turns away only triangles that are out of reach: random triangles
 // round spheres and turned capsules, each turned away one farther from the core than the reach
@@ -425,11 +436,7 @@ static int round_collider_quick_test_keeps_every_reachable_triangle(void)
 		c.shape.type = sphere ? PBD_SHAPE_SPHERE : PBD_SHAPE_CAPSULE;
 		c.shape.radius = 0.05f + 0.3f * test_random(&seed);
 		c.shape.half_height = sphere ? 0.0f : 0.5f * test_random(&seed);
-		pbd_v3 axis = v3_normalize_or(v3(test_random(&seed) - 0.5f, test_random(&seed) - 0.5f, test_random(&seed) - 0.5f),
-					      v3(0, 1, 0));
-		float angle = 3.0f * test_random(&seed), s = sinf(0.5f * angle);
-		pbd_pose pose = {v3(4.0f * (test_random(&seed) - 0.5f), 4.0f * (test_random(&seed) - 0.5f), 2.0f * test_random(&seed)),
-				 {axis.x * s, axis.y * s, axis.z * s, cosf(0.5f * angle)}};
+		pbd_pose pose = random_pose(&seed);
 		float reach = c.shape.radius + 0.02f * test_random(&seed);
 		// A triangle of up to 20 cm placed up to 60 cm from the collider's centre along each axis.
 		pbd_v3 at = v3_add(pose.p, v3(1.2f * (test_random(&seed) - 0.5f), 1.2f * (test_random(&seed) - 0.5f),
@@ -502,11 +509,9 @@ static int shape_distance_alone_is_the_signed_distance(void)
 		shape.half_height = 0.5f * test_random(&seed);
 		shape.half_extents = v3(0.05f + 0.4f * test_random(&seed), 0.05f + 0.4f * test_random(&seed),
 					0.05f + 0.4f * test_random(&seed));
-		pbd_v3 axis = v3_normalize_or(v3(test_random(&seed) - 0.5f, test_random(&seed) - 0.5f, test_random(&seed) - 0.5f),
-					      v3(0, 1, 0));
-		float angle = 3.0f * test_random(&seed), s = sinf(0.5f * angle);
-		pbd_quat q = {axis.x * s, axis.y * s, axis.z * s, cosf(0.5f * angle)};
-		pbd_v3 at = v3(4.0f * (test_random(&seed) - 0.5f), 4.0f * (test_random(&seed) - 0.5f), 2.0f * test_random(&seed));
+		pbd_pose pose = random_pose(&seed);
+		pbd_quat q = pose.q;
+		pbd_v3 at = pose.p;
 		pbd_v3 local = v3(1.2f * (test_random(&seed) - 0.5f), 1.2f * (test_random(&seed) - 0.5f),
 				  1.2f * (test_random(&seed) - 0.5f));
 		if (trial % 7 == 0)

@@ -103,10 +103,10 @@ static int hash_sees_differences(void)
 	return 0;
 }
 
-// Air on a cloth in steady wind (no gusts) is taken eight triangles at a time where the
-// machine can, else four, the rest one at a time, all bit for bit alike: the pool cuts the
-// triangles at other places for each thread count (64 x 64: 7,938 triangles, ranges of 993 on
-// two threads and 662 on three), and the cloth ends where it ends on one thread.
+// Air on a cloth in steady wind (no gusts) is taken four triangles at a time, the rest of a
+// range one at a time, both bit for bit alike: the pool cuts the triangles at other places for
+// each thread count (64 x 64: 7,938 triangles, ranges of 993 on two threads and 662 on three),
+// and the cloth ends where it ends on one thread.
 static int air_same_on_any_thread_count(void)
 {
 	const int workers[] = {0, 2, 3};
