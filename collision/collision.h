@@ -45,6 +45,30 @@ static inline double d3_len2(pbd_d3 a) { return d3_dot(a, a); }
 double pbd_point_triangle_distance2(pbd_d3 p, pbd_d3 a, pbd_d3 b, pbd_d3 c, double bary[3]);
 // Closest points of segments p0-p1 and q0-q1 at parameters *s and *t; squared distance.
 double pbd_segment_segment_distance2(pbd_d3 p0, pbd_d3 p1, pbd_d3 q0, pbd_d3 q1, double *s, double *t);
+// Bounds of that distance without the closest points, to turn pairs away before looking for
+// them: *lower <= the square root of what pbd_segment_segment_distance2 returns <= *upper.
+// Along the direction n between the segments' midpoints (m apart) every point of a segment
+// lies within half the segment's extent along n of its midpoint, so the segments are at least
+// |m| - (|n.d1| + |n.d2|) / 2 apart (d1, d2 the segments), and the midpoints are no farther
+// apart than |m|. Two segments side by side, or end to end, get their distance exactly. Both
+// bounds are widened far past the rounding of either computation; the upper also past the
+// closest points' choice of s = 0 for segments parallel to within 1e-7, up to that share of
+// their lengths long. Not finite: NaN bounds, which every test passes on.
+static inline void pbd_segment_segment_bounds(pbd_d3 p0, pbd_d3 p1, pbd_d3 q0, pbd_d3 q1, double *lower,
+					      double *upper)
+{
+	pbd_d3 d1 = d3_sub(p1, p0), d2 = d3_sub(q1, q0);
+	pbd_d3 m = d3_scale(d3_sub(d3_add(p0, p1), d3_add(q0, q1)), 0.5);
+	double length = sqrt(d3_len2(m));
+	double extent = 0.5 * (fabs(d3_dot(m, d1)) + fabs(d3_dot(m, d2)));
+	// Sizes by their 1-norms, no smaller than their lengths.
+	double size = fabs(m.x) + fabs(m.y) + fabs(m.z) + fabs(d1.x) + fabs(d1.y) + fabs(d1.z) + fabs(d2.x) +
+		      fabs(d2.y) + fabs(d2.z);
+	double place = fabs(p0.x) + fabs(p0.y) + fabs(p0.z) + fabs(q0.x) + fabs(q0.y) + fabs(q0.z);
+	double rounding = 1e-12 * (1.0 + size + place);
+	*lower = (length > 0.0 ? length - extent / length : 0.0) - rounding;
+	*upper = length + 1e-6 * size + rounding;
+}
 
 // Continuous collision: do the primitives, each vertex moving linearly from x0 to x1 over
 // t in [0, 1], come closer than `min_distance` (>= 0)? On a hit, *toi is a time at which they

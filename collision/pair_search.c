@@ -226,6 +226,29 @@ static float max_slack(const pbd_tracks *t, const uint32_t *ids, int n)
 	return s;
 }
 
+// How far particle i's track moves from now until it runs out, rounded up by far more than
+// the rounding of `closing` (0 for a track at rest; NaN, which no test passes on, when not
+// finite). The tracks of a pair then close in by no more than the largest travel of one side
+// plus that of the other: |va - vb| <= |va| + |vb|, and the pair's window is the shortest.
+// Kept from the search until the track is replaced: its time left only shrinks.
+static float track_travel(const pbd_world *w, uint32_t i)
+{
+	const pbd_tracks *t = &w->pairs.tracks;
+	pbd_v3 v = t->vel[i];
+	if (v.x == 0.0f && v.y == 0.0f && v.z == 0.0f)
+		return 0.0f;
+	double speed = sqrt(v3_dot_d(v, v));
+	return (float)(speed * (t->expiry[i] - w->time) * (1.0 + 1e-4));
+}
+
+static float max_travel(const float *travel, const uint32_t *ids, int n)
+{
+	float s = travel[ids[0]];
+	for (int j = 1; j < n; ++j)
+		s = maxf(s, travel[ids[j]]);
+	return s;
+}
+
 // Stores a pair when the chunk has room; counts it either way (see pbd_pair_chunk).
 #define CHUNK_PUSH(chunk, list, value)                                  \
 	do {                                                            \
@@ -308,12 +331,20 @@ static void try_ee(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, uint32
 		return;
 	const pbd_tracks *tr = &w->pairs.tracks;
 	pbd_v3 xa[2] = {tr->from[ea[0]], tr->from[ea[1]]}, xb[2] = {tr->from[eb[0]], tr->from[eb[1]]};
-	double close = closing(tr, ea, 2, eb, 2, w->time);
-	double slacks = (double)max_slack(tr, ea, 2) + max_slack(tr, eb, 2), beyond = close + slacks;
-	if (gap_along_axes(xa, 2, xb, 2) > thickness + beyond)
-		return;
-	double s, u;  // the distance first, as in try_vt
+	double slacks = (double)max_slack(tr, ea, 2) + max_slack(tr, eb, 2);
+	// The distance first, as in try_vt, its lower bound before that: it turns most pairs away,
+	// at first against the tracks' travels (which bound how far they close in) before how far
+	// they close in is worked out.
 	pbd_d3 a0 = d3_of(xa[0]), a1 = d3_of(xa[1]), b0 = d3_of(xb[0]), b1 = d3_of(xb[1]);
+	double lower, upper;
+	pbd_segment_segment_bounds(a0, a1, b0, b1, &lower, &upper);
+	const float *travel = w->pairs.travel;
+	if (lower > thickness + slacks + ((double)max_travel(travel, ea, 2) + max_travel(travel, eb, 2)))
+		return;
+	double close = closing(tr, ea, 2, eb, 2, w->time), beyond = close + slacks;
+	if (gap_along_axes(xa, 2, xb, 2) > thickness + beyond || lower > thickness + beyond)
+		return;
+	double s, u;
 	double d = sqrt(pbd_segment_segment_distance2(a0, a1, b0, b1, &s, &u));
 	if (!(d <= thickness + beyond))
 		return;
@@ -390,24 +421,47 @@ static pbd_aabb union_of(const pbd_aabb *vbox, const uint32_t *ids, int n)
 }
 
 static pbd_aabb *vertex_boxes(pbd_world *w) { return w->pairs.boxes; }
-static pbd_aabb *triangle_boxes(pbd_world *w) { return w->pairs.boxes + w->particles.count; }
-static pbd_aabb *edge_boxes(pbd_world *w) { return w->pairs.boxes + w->particles.count + w->topology.tri_count; }
+
+// ---- The primitives' boxes, in patch order (pbd_pairs.prim_box)
+
+// The slots of the k-th triangle (patch_tris[k]) and the k-th edge (patch_edges[k]).
+static int tri_slot(const pbd_world *w, int k) { PBD_UNUSED(w); return k; }
+static int edge_slot(const pbd_world *w, int k) { return w->topology.tri_count + 4 + k; }
+
+static float *prim_column(const pbd_pairs *pr, int c) { return pr->prim_box + (size_t)c * (size_t)pr->prim_stride; }
+
+static void prim_store(pbd_pairs *pr, int slot, pbd_aabb b)
+{
+	const float v[6] = {b.lo.x, b.lo.y, b.lo.z, b.hi.x, b.hi.y, b.hi.z};
+	for (int c = 0; c < 6; ++c)
+		prim_column(pr, c)[slot] = v[c];
+}
+
+static pbd_aabb prim_load(const pbd_pairs *pr, int slot)
+{
+	float v[6];
+	for (int c = 0; c < 6; ++c)
+		v[c] = prim_column(pr, c)[slot];
+	return (pbd_aabb){v3(v[0], v[1], v[2]), v3(v[3], v[4], v[5])};
+}
 
 // Patch p now, from its particles' boxes: its triangles' and edges' boxes, its own box and its
-// rigid fit.
+// rigid fit. The patch's box holds every box of its own (an edge's lies in its triangle's), so
+// a primitive whose box meets another's meets that one's patch too.
 static void refresh_patch(pbd_world *w, int p)
 {
 	pbd_pairs *pr = &w->pairs;
 	pbd_aabb *vbox = vertex_boxes(w);
 	pbd_aabb box = vbox[pr->patch_corners[pr->patch_corner_start[p]]];
 	for (int k = pr->patch_tri_start[p]; k < pr->patch_tri_start[p + 1]; ++k) {
-		uint32_t t = pr->patch_tris[k];
-		triangle_boxes(w)[t] = union_of(vbox, w->topology.tri + 3 * t, 3);
-		grow(&box, triangle_boxes(w)[t]);
+		pbd_aabb t = union_of(vbox, w->topology.tri + 3 * pr->patch_tris[k], 3);
+		prim_store(pr, tri_slot(w, k), t);
+		grow(&box, t);
 	}
 	for (int k = pr->patch_edge_start[p]; k < pr->patch_edge_start[p + 1]; ++k) {
-		uint32_t e = pr->patch_edges[k];
-		edge_boxes(w)[e] = union_of(vbox, w->topology.edge + 2 * e, 2);
+		pbd_aabb e = union_of(vbox, w->topology.edge + 2 * pr->patch_edges[k], 2);
+		prim_store(pr, edge_slot(w, k), e);
+		grow(&box, e);
 	}
 	for (int k = pr->patch_own_start[p]; k < pr->patch_own_start[p + 1]; ++k)
 		grow(&box, vbox[pr->patch_own[k]]);
@@ -430,10 +484,12 @@ static void particle_box_range(int start, int end, int worker, void *context)
 	for (int k = start; k < end; ++k) {
 		uint32_t i = job->list ? job->list[k] : (uint32_t)k;
 		vertex_boxes(job->w)[i] = particle_box(job->w, i);
+		job->w->pairs.travel[i] = track_travel(job->w, i);
 	}
 }
 
-// In an update: the box of the primitives of affected patch p that moved (empty when none).
+// In an update: the box of the primitives of affected patch p that moved (empty when none),
+// and which of its triangles and edges they are.
 static void refresh_moved_box(pbd_world *w, int p)
 {
 	pbd_pairs *pr = &w->pairs;
@@ -441,13 +497,22 @@ static void refresh_moved_box(pbd_world *w, int p)
 	for (int k = pr->patch_own_start[p]; k < pr->patch_own_start[p + 1]; ++k)
 		if (moved(w, pr->patch_own[k]))
 			grow(&box, vertex_boxes(w)[pr->patch_own[k]]);
-	for (int k = pr->patch_tri_start[p]; k < pr->patch_tri_start[p + 1]; ++k)
-		if (triangle_moved(w, pr->patch_tris[k]))
-			grow(&box, triangle_boxes(w)[pr->patch_tris[k]]);
-	for (int k = pr->patch_edge_start[p]; k < pr->patch_edge_start[p + 1]; ++k)
-		if (edge_moved(w, pr->patch_edges[k]))
-			grow(&box, edge_boxes(w)[pr->patch_edges[k]]);
+	uint32_t tris = 0, edges = 0;
+	int first = pr->patch_tri_start[p];
+	for (int k = first; k < pr->patch_tri_start[p + 1]; ++k)
+		if (triangle_moved(w, pr->patch_tris[k])) {
+			grow(&box, prim_load(pr, tri_slot(w, k)));
+			tris |= 1u << (k - first);
+		}
+	first = pr->patch_edge_start[p];
+	for (int k = first; k < pr->patch_edge_start[p + 1]; ++k)
+		if (edge_moved(w, pr->patch_edges[k])) {
+			grow(&box, prim_load(pr, edge_slot(w, k)));
+			edges |= 1u << (k - first);
+		}
 	pr->patch_moved_boxes[p] = box;
+	pr->patch_moved_tris[p] = tris;
+	pr->patch_moved_edges[p] = edges;
 }
 
 static void refresh_range(int start, int end, int worker, void *context)
@@ -486,91 +551,79 @@ static float cell_size(const pbd_world *w)
 
 static bool is_affected(const pbd_world *w, uint32_t p) { return w->pairs.patch_stamp[p] == w->pairs.update_serial; }
 
-// The boxes of a patch's primitives that pass the quick filter, a column per coordinate, padded
-// to a multiple of four with empty boxes: one box is tested against four of them at once,
-// without a branch per comparison.
-#define NEAR_ROOM ((PATCH_NEAR_MAX + 3) & ~3)
-typedef struct near_boxes {
-	alignas(16) float lo[3][NEAR_ROOM];
-	alignas(16) float hi[3][NEAR_ROOM];
-	uint32_t id[NEAR_ROOM];
+// A patch's triangles or edges where their boxes lie (pbd_pairs.prim_box): the columns from
+// its first, its primitive numbers, and how many. Bit k of a mask over them names the k-th.
+typedef struct prim_span {
+	const float *lo[3], *hi[3];
+	const uint32_t *id;
 	int count;
-} near_boxes;
+} prim_span;
 
-static void near_add(near_boxes *n, uint32_t id, pbd_aabb b)
+static prim_span span_at(const pbd_pairs *pr, int slot, const uint32_t *id, int count)
 {
-	int k = n->count++;
-	n->id[k] = id;
-	n->lo[0][k] = b.lo.x, n->lo[1][k] = b.lo.y, n->lo[2][k] = b.lo.z;
-	n->hi[0][k] = b.hi.x, n->hi[1][k] = b.hi.y, n->hi[2][k] = b.hi.z;
+	PBD_ASSERT(count <= PATCH_NEAR_MAX);
+	prim_span s = {.id = id, .count = count};
+	for (int c = 0; c < 3; ++c) {
+		s.lo[c] = prim_column(pr, c) + slot;
+		s.hi[c] = prim_column(pr, 3 + c) + slot;
+	}
+	return s;
 }
 
-static void near_pad(near_boxes *n)
+static prim_span tri_span(const pbd_world *w, uint32_t p)
 {
-	for (int k = n->count; k < ((n->count + 3) & ~3); ++k)
-		for (int c = 0; c < 3; ++c)
-			n->lo[c][k] = INFINITY, n->hi[c][k] = -INFINITY;
+	const pbd_pairs *pr = &w->pairs;
+	int k = pr->patch_tri_start[p];
+	return span_at(pr, tri_slot(w, k), pr->patch_tris + k, pr->patch_tri_start[p + 1] - k);
 }
 
-// Which of boxes k..k+3 of n overlap b (pbd_aabb_overlap), as the low four bits.
-static unsigned overlaps4(const near_boxes *n, int k, pbd_aabb b)
+static prim_span edge_span(const pbd_world *w, uint32_t p)
+{
+	const pbd_pairs *pr = &w->pairs;
+	int k = pr->patch_edge_start[p];
+	return span_at(pr, edge_slot(w, k), pr->patch_edges + k, pr->patch_edge_start[p + 1] - k);
+}
+
+static uint32_t span_all(const prim_span *s) { return s->count >= 32 ? ~0u : (1u << s->count) - 1u; }
+
+static pbd_aabb span_box(const prim_span *s, int k)
+{
+	return (pbd_aabb){v3(s->lo[0][k], s->lo[1][k], s->lo[2][k]), v3(s->hi[0][k], s->hi[1][k], s->hi[2][k])};
+}
+
+// Which of boxes k..k+3 of s overlap b (pbd_aabb_overlap), as the low four bits (those past
+// the span's end are read, and left to the caller's mask).
+static unsigned overlaps4(const prim_span *s, int k, pbd_aabb b)
 {
 #if defined(__SSE2__)
-	__m128 in = _mm_and_ps(_mm_cmple_ps(_mm_set1_ps(b.lo.x), _mm_load_ps(n->hi[0] + k)),
-			       _mm_cmple_ps(_mm_load_ps(n->lo[0] + k), _mm_set1_ps(b.hi.x)));
-	in = _mm_and_ps(in, _mm_and_ps(_mm_cmple_ps(_mm_set1_ps(b.lo.y), _mm_load_ps(n->hi[1] + k)),
-				       _mm_cmple_ps(_mm_load_ps(n->lo[1] + k), _mm_set1_ps(b.hi.y))));
-	in = _mm_and_ps(in, _mm_and_ps(_mm_cmple_ps(_mm_set1_ps(b.lo.z), _mm_load_ps(n->hi[2] + k)),
-				       _mm_cmple_ps(_mm_load_ps(n->lo[2] + k), _mm_set1_ps(b.hi.z))));
+	__m128 in = _mm_and_ps(_mm_cmple_ps(_mm_set1_ps(b.lo.x), _mm_loadu_ps(s->hi[0] + k)),
+			       _mm_cmple_ps(_mm_loadu_ps(s->lo[0] + k), _mm_set1_ps(b.hi.x)));
+	in = _mm_and_ps(in, _mm_and_ps(_mm_cmple_ps(_mm_set1_ps(b.lo.y), _mm_loadu_ps(s->hi[1] + k)),
+				       _mm_cmple_ps(_mm_loadu_ps(s->lo[1] + k), _mm_set1_ps(b.hi.y))));
+	in = _mm_and_ps(in, _mm_and_ps(_mm_cmple_ps(_mm_set1_ps(b.lo.z), _mm_loadu_ps(s->hi[2] + k)),
+				       _mm_cmple_ps(_mm_loadu_ps(s->lo[2] + k), _mm_set1_ps(b.hi.z))));
 	return (unsigned)_mm_movemask_ps(in);
 #else
 	unsigned bits = 0;
-	for (int j = 0; j < 4; ++j) {
-		pbd_aabb o = {v3(n->lo[0][k + j], n->lo[1][k + j], n->lo[2][k + j]),
-			      v3(n->hi[0][k + j], n->hi[1][k + j], n->hi[2][k + j])};
-		bits |= (unsigned)pbd_aabb_overlap(b, o) << j;
-	}
+	for (int j = 0; j < 4; ++j)
+		bits |= (unsigned)pbd_aabb_overlap(b, span_box(s, k + j)) << j;
 	return bits;
 #endif
 }
 
-// The boxes of n from `first` on that overlap b, in order: runs `visit` with k set to each.
-#define FOR_EACH_OVERLAP(n, first, b, k, visit)                                           \
-	for (int group_ = (first) & ~3; group_ < (n)->count; group_ += 4) {                \
-		unsigned bits_ = overlaps4((n), group_, (b));                               \
-		if (group_ < (first))                                                       \
-			bits_ &= ~0u << ((first) - group_);                                 \
-		if (group_ + 4 > (n)->count) /* an infinite box meets the padding too */    \
-			bits_ &= (1u << ((n)->count - group_)) - 1u;                        \
+// The primitives of s in mask `wanted` whose boxes overlap b, in order: runs `visit` with k
+// set to each one's place in s.
+#define FOR_EACH_OVERLAP(s, wanted, b, k, visit)                                          \
+	for (uint32_t left_ = (wanted); left_;) {                                          \
+		int group_ = __builtin_ctz(left_) & ~3;                                     \
+		unsigned bits_ = overlaps4((s), group_, (b)) & (left_ >> group_) & 0xFu;    \
+		left_ = group_ + 4 < 32 ? left_ & (~0u << (group_ + 4)) : 0u;               \
 		while (bits_) {                                                             \
 			int k = group_ + __builtin_ctz(bits_);                              \
 			bits_ &= bits_ - 1;                                                 \
 			visit;                                                              \
 		}                                                                           \
 	}
-
-// A patch's triangles or edges whose boxes reach a box: all of them, and in an update also
-// those that moved.
-typedef struct near_lists {
-	near_boxes all, moved;
-} near_lists;
-
-static void near_list(const pbd_world *w, const uint32_t *ids, int first, int end, const pbd_aabb *boxes,
-		      pbd_aabb reach, bool strays, bool edges, near_lists *n)
-{
-	PBD_ASSERT(end - first <= PATCH_NEAR_MAX);
-	n->all.count = n->moved.count = 0;
-	for (int i = first; i < end; ++i) {
-		uint32_t id = ids[i];
-		if (!pbd_aabb_overlap(boxes[id], reach))
-			continue;
-		near_add(&n->all, id, boxes[id]);
-		if (strays && (edges ? edge_moved(w, id) : triangle_moved(w, id)))
-			near_add(&n->moved, id, boxes[id]);
-	}
-	near_pad(&n->all);
-	near_pad(&n->moved);
-}
 
 static int64_t chunk_total(const pbd_pair_chunk *c) { return (int64_t)c->vt_count + c->ee_count + c->pp_count; }
 
@@ -579,6 +632,10 @@ static bool chunk_over_limit(const pbd_pair_chunk *c) { return chunk_total(c) > 
 // Which pairs of two patches a search wants: all of them (a full search); in an update those
 // with a primitive that moved, or only those whose primitive of a moved (see update_share).
 typedef enum pair_share { SHARE_ALL, SHARE_EITHER_MOVED, SHARE_A_MOVED } pair_share;
+
+// Which of patch p's triangles or edges an update found moved (none when p is not affected).
+static uint32_t moved_tris(const pbd_world *w, uint32_t p) { return is_affected(w, p) ? w->pairs.patch_moved_tris[p] : 0u; }
+static uint32_t moved_edges(const pbd_world *w, uint32_t p) { return is_affected(w, p) ? w->pairs.patch_moved_edges[p] : 0u; }
 
 // Every pair of primitives of patches a and b (a == b: of one patch) whose boxes overlap and
 // that `share` wants is tested (pair_search's try_*). A pair of one cloth's patches that move
@@ -596,50 +653,47 @@ static inline void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint3
 		    (!bd->material.self_collision || pbd_patches_rigid_together(w, (int)a, (int)b)))
 			return;
 	}
-	const pbd_aabb *vbox = pr->boxes, *tbox = pr->boxes + w->particles.count,
-		       *ebox = pr->boxes + w->particles.count + w->topology.tri_count;
+	const pbd_aabb *vbox = pr->boxes;
 	const uint32_t *own = pr->patch_own;
 	bool strays = share != SHARE_ALL, either = share == SHARE_EITHER_MOVED;
-	// Only the primitives of one side whose boxes reach the other patch's box can pair: a few,
-	// where two layers' patches overlap at their edges. When only pairs with a primitive of a
-	// that moved are wanted, b's must reach the box of those.
+	// A primitive pairs only with those of the other patch whose boxes its own box meets; those
+	// lie in the other patch's box. When only pairs with a primitive of a that moved are wanted,
+	// b's must reach the box of those. (Each box lies in its patch's box, and a moved one in
+	// the box of those that moved: no pair that meets is passed over.)
 	pbd_aabb reach[2] = {strays && !either ? pr->patch_moved_boxes[a] : pr->patch_boxes[a], pr->patch_boxes[b]};
-	near_lists near[2];
 	// Once the chunk is over the limit, so is the whole search (and nothing of it is kept): the
 	// tests below stop then, not after the patch pair, which can hold millions of pairs when
 	// the thickness dwarfs the cloth.
 	for (int side = 0; side < (a == b ? 1 : 2) && !chunk_over_limit(chunk); ++side) {
 		uint32_t p = side ? b : a, q = side ? a : b;  // p's own vertices against q's triangles
-		near_list(w, pr->patch_tris, pr->patch_tri_start[q], pr->patch_tri_start[q + 1], tbox, reach[side],
-			  strays, false, &near[0]);
+		prim_span tris = tri_span(w, q);
+		uint32_t all = span_all(&tris), q_moved = strays ? moved_tris(w, q) : 0u;
 		for (int i = pr->patch_own_start[p]; i < pr->patch_own_start[p + 1] && !chunk_over_limit(chunk); ++i) {
 			uint32_t v = own[i];
 			// In an update: with all triangles when the vertex moved and its pairs are wanted,
 			// else with those that moved when theirs are (b's with a's, or either).
-			const near_boxes *tris = &near[0].all;
+			uint32_t wanted = all;
 			if (strays && !(moved(w, v) && (either || side == 0)))
-				tris = either || side == 1 ? &near[0].moved : NULL;
-			if (!tris || tris->count == 0 || !pbd_aabb_overlap(vbox[v], reach[1 - side]))
+				wanted = either || side == 1 ? q_moved : 0u;
+			if (!wanted || !pbd_aabb_overlap(vbox[v], reach[1 - side]))
 				continue;
-			FOR_EACH_OVERLAP(tris, 0, vbox[v], k, try_vt(w, chunk, v, tris->id[k]))
+			FOR_EACH_OVERLAP(&tris, wanted, vbox[v], k, try_vt(w, chunk, v, tris.id[k]))
 		}
 	}
-	near_list(w, pr->patch_edges, pr->patch_edge_start[a], pr->patch_edge_start[a + 1], ebox, reach[1], strays,
-		  true, &near[0]);
-	if (a != b)
-		near_list(w, pr->patch_edges, pr->patch_edge_start[b], pr->patch_edge_start[b + 1], ebox, reach[0], strays,
-			  true, &near[1]);
-	const near_boxes *mine = strays && !either ? &near[0].moved : &near[0].all;
-	for (int i = 0; i < mine->count && !chunk_over_limit(chunk); ++i) {
-		uint32_t e = mine->id[i];
-		bool e_still = strays && !edge_moved(w, e);
-		if (a == b) {
-			FOR_EACH_OVERLAP(mine, i + 1, ebox[e], k,
-					 if (!e_still || edge_moved(w, mine->id[k])) try_ee(w, chunk, e, mine->id[k]))
-		} else {
-			const near_boxes *others = e_still ? &near[1].moved : &near[1].all;
-			FOR_EACH_OVERLAP(others, 0, ebox[e], k, try_ee(w, chunk, e, others->id[k]))
-		}
+	prim_span mine = edge_span(w, a), others = a == b ? mine : edge_span(w, b);
+	uint32_t a_moved = strays ? moved_edges(w, a) : 0u, b_moved = strays ? moved_edges(w, b) : 0u;
+	uint32_t outer = strays && !either ? a_moved : span_all(&mine);
+	for (uint32_t left = outer; left && !chunk_over_limit(chunk); left &= left - 1u) {
+		int i = __builtin_ctz(left);
+		pbd_aabb box = span_box(&mine, i);
+		if (!pbd_aabb_overlap(box, reach[1]))
+			continue;
+		uint32_t e = mine.id[i];
+		bool e_still = strays && !(a_moved >> i & 1u);
+		// Of one patch: each pair once, with the later edges.
+		uint32_t wanted = a == b ? (e_still ? a_moved : span_all(&mine)) & (~1u << i)
+					 : (e_still ? b_moved : span_all(&others));
+		FOR_EACH_OVERLAP(&others, wanted, box, k, try_ee(w, chunk, e, others.id[k]))
 	}
 	if (w->bodies.slots[body_a].kind != PBD_BODY_PARTICLES && w->bodies.slots[body_b].kind != PBD_BODY_PARTICLES)
 		return;
@@ -891,13 +945,22 @@ bool pbd_pair_chunks_join(pbd_world *w, int64_t limit)
 
 // ---- Scratch
 
-// Room for the boxes of every primitive.
+// Room for the boxes of every particle and primitive (the columns' padding is zeroed once:
+// it is read, never used).
 static bool reserve_boxes(pbd_world *w)
 {
 	pbd_pairs *pr = &w->pairs;
-	const pbd_array_ref boxes[] = {{(void **)&pr->boxes, sizeof *pr->boxes}};
-	return pbd_reserve_scratch_arrays(w, boxes, 1, &pr->box_capacity,
-					  w->particles.count + w->topology.tri_count + w->topology.edge_count);
+	const pbd_array_ref boxes[] = {{(void **)&pr->boxes, sizeof *pr->boxes}, {(void **)&pr->travel, sizeof *pr->travel}};
+	if (!pbd_reserve_scratch_arrays(w, boxes, 2, &pr->box_capacity, w->particles.count))
+		return false;
+	int stride = w->topology.tri_count + w->topology.edge_count + 8;
+	if (pr->prim_stride == stride)
+		return true;
+	pbd_free_array(w, pr->prim_box, (size_t)pr->prim_box_capacity, sizeof *pr->prim_box);
+	pr->prim_box = pbd_alloc_array(w, (size_t)6 * (size_t)stride, sizeof *pr->prim_box);
+	pr->prim_box_capacity = pr->prim_box ? 6 * stride : 0;
+	pr->prim_stride = pr->prim_box ? stride : 0;
+	return pr->prim_box != NULL;
 }
 
 // The triangles and the edges (primitive numbers: triangles, then edges) of each particle, in
@@ -1052,6 +1115,10 @@ void pbd_pair_search_free(pbd_world *w)
 	pbd_patches_free(w);
 	pbd_free_array(w, pr->body_tolerance, (size_t)pr->body_tolerance_capacity, sizeof *pr->body_tolerance);
 	pbd_free_array(w, pr->boxes, (size_t)pr->box_capacity, sizeof *pr->boxes);
+	pbd_free_array(w, pr->travel, (size_t)pr->box_capacity, sizeof *pr->travel);
+	pbd_free_array(w, pr->prim_box, (size_t)pr->prim_box_capacity, sizeof *pr->prim_box);
+	pr->prim_box = NULL;
+	pr->prim_box_capacity = pr->prim_stride = 0;
 	pbd_free_array(w, pr->affected, (size_t)pr->affected_capacity, sizeof *pr->affected);
 	pbd_free_array(w, pr->adjacent_start, (size_t)pr->adjacent_start_capacity, sizeof *pr->adjacent_start);
 	pbd_free_array(w, pr->adjacent, (size_t)pr->adjacent_capacity, sizeof *pr->adjacent);

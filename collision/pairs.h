@@ -120,8 +120,17 @@ typedef struct pbd_pairs {
 	int moved_count;           // particles given new tracks since the last full search
 
 	// The search's boxes (frame coordinates), grids and scratch.
-	pbd_aabb *boxes;           // particles, then triangles, then edges
+	pbd_aabb *boxes;           // of the particles
+	// Per particle: at least how far its track moves from the search until it runs out (speed
+	// times that time, rounded up), which bounds how far two tracks close in (pair_search.c).
+	float *travel;
 	int box_capacity;
+	// The boxes of the triangles and edges in patch order (patch_tris, then patch_edges from
+	// slot tri_count + 4), a column per bound and coordinate (lo x y z, hi x y z), each
+	// prim_stride floats long with room for reading four past a patch's last: a patch's
+	// primitives are tested four at a time where they lie, with no copying.
+	float *prim_box;
+	int prim_stride, prim_box_capacity;
 	// Patches (collision/patches.c): pieces of a few triangles of a cloth, or one free particle.
 	int patch_count, patch_capacity;
 	int *patch_tri_start;      // triangles of patch p: patch_tris[patch_tri_start[p] ..]
@@ -151,6 +160,7 @@ typedef struct pbd_pairs {
 	pbd_patch_fit *fits;       // per patch, when last searched
 	pbd_aabb *patch_boxes;     // per patch: the box of its primitives (frame coordinates)
 	pbd_aabb *patch_moved_boxes;  // per patch an update searches: the box of its primitives that moved
+	uint32_t *patch_moved_tris, *patch_moved_edges;  // and which of them moved (bit k: its k-th)
 	uint32_t *patch_version;   // per patch: how often its box changed since the full search
 	uint32_t *patch_stamp;     // per patch: the update it was last searched in
 	pbd_grid patch_grid;

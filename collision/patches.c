@@ -54,8 +54,10 @@ static void grow_patch(pbd_world *w, int seed, int p, uint32_t *queue)
 		{(void **)&(pr)->patch_moved_boxes, sizeof *(pr)->patch_moved_boxes},                   \
 		{(void **)&(pr)->patch_version, sizeof *(pr)->patch_version},                           \
 		{(void **)&(pr)->patch_stamp, sizeof *(pr)->patch_stamp},                               \
+		{(void **)&(pr)->patch_moved_tris, sizeof *(pr)->patch_moved_tris},                     \
+		{(void **)&(pr)->patch_moved_edges, sizeof *(pr)->patch_moved_edges},                   \
 	}
-#define PATCH_ARRAY_COUNT 12
+#define PATCH_ARRAY_COUNT 14
 
 void pbd_patches_free(pbd_world *w)
 {

@@ -30,9 +30,9 @@ static pbd_v3 start_normal(const pbd_world *w, const uint32_t *ea, const uint32_
 // and b*, every a - b has at least |a* - b*| along n = (a* - b*) / |a* - b*|; moving each corner
 // by at most m changes that by at most 2m. So while the start distance exceeds twice the
 // largest motion x -> p, the current closest points lie on the start side, and the solver
-// would find the pair apart (the margin covers the rounding of its side test).
-static bool stayed_on_start_side(const pbd_world *w, const pbd_ee_contact *c, const uint32_t *ea,
-				 const uint32_t *eb, double l)
+// would find the pair apart (the margin covers the rounding of its side test). This is the
+// room that leaves: the pair at distance l stayed when it exceeds 1e-5 * l + 1e-9.
+static double start_side_room(const pbd_world *w, const pbd_ee_contact *c, const uint32_t *ea, const uint32_t *eb)
 {
 	const float *slack = w->pairs.tracks.slack;
 	float start = c->clearance - maxf(slack[ea[0]], slack[ea[1]]) - maxf(slack[eb[0]], slack[eb[1]]);
@@ -40,8 +40,10 @@ static bool stayed_on_start_side(const pbd_world *w, const pbd_ee_contact *c, co
 	float moved = 0.0f;
 	for (int j = 0; j < 4; ++j)
 		moved = maxf(moved, pbd_distance_up(v3_of4(w->particles.p[ids[j]]), v3_of4(w->particles.x[ids[j]])));
-	return (double)start * (1.0 - 1e-5) - 2.0 * moved * (1.0 + 1e-5) > 1e-5 * l + 1e-9;
+	return (double)start * (1.0 - 1e-5) - 2.0 * moved * (1.0 + 1e-5);
 }
+
+static bool stayed_on_start_side(double room, double l) { return room > 1e-5 * l + 1e-9; }
 
 int pbd_edge_edge_solve(pbd_world *w)
 {
@@ -61,11 +63,18 @@ int pbd_edge_edge_solve(pbd_world *w)
 		    minf(v[0]->y, v[1]->y) - h > maxf(v[2]->y, v[3]->y) || minf(v[2]->y, v[3]->y) - h > maxf(v[0]->y, v[1]->y) ||
 		    minf(v[0]->z, v[1]->z) - h > maxf(v[2]->z, v[3]->z) || minf(v[2]->z, v[3]->z) - h > maxf(v[0]->z, v[1]->z))
 			continue;
+		// Then the bounds of the distance: most of the rest are apart and on their start side,
+		// as the closest points below would find (the distance is at least `lower`, at most
+		// `upper`, and the side test only gets harder with the distance).
+		double lower, upper, room = NAN;
+		pbd_segment_segment_bounds(a0, a1, b0, b1, &lower, &upper);
+		if (lower >= h && stayed_on_start_side(room = start_side_room(w, c, ea, eb), upper))
+			continue;
 		double s, t;
 		double dist2 = pbd_segment_segment_distance2(a0, a1, b0, b1, &s, &t);
 		pbd_d3 d = d3_sub(d3_mad(a0, d3_sub(a1, a0), s), d3_mad(b0, d3_sub(b1, b0), t));
 		double l = sqrt(dist2);
-		if (l >= h && stayed_on_start_side(w, c, ea, eb, l))
+		if (l >= h && stayed_on_start_side(isnan(room) ? start_side_room(w, c, ea, eb) : room, l))
 			continue;  // apart, on the side it started on: nothing to do
 		pbd_v3 n = start_normal(w, ea, eb);
 		// Signed along the start side; keep the current direction when it agrees with it.

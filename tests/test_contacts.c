@@ -495,6 +495,56 @@ static int within_up_answers_as_distance_up(void)
 	return 0;
 }
 
+// The bounds of a segment distance hold the distance the closest points give between them, for
+// segments at random, nearly or exactly parallel, end to end, of no length, far from the
+// origin and tiny; and they are close: side by side or end to end the lower is the distance,
+// and it turns most random pairs away at a tenth of their length.
+static int segment_bounds_hold_the_distance(void)
+{
+	uint32_t seed = 11;
+	int turned_away = 0;
+	for (int trial = 0; trial < 200000; ++trial) {
+		int kind = trial % 6;
+		double scale = kind == 4 ? 1e-4 : 1.0, origin = kind == 3 ? 1000.0 : 0.0;
+		pbd_d3 p[4];
+		for (int k = 0; k < 4; ++k)
+			p[k] = d3(origin + scale * (test_random(&seed) - 0.5), origin + scale * (test_random(&seed) - 0.5),
+				  origin + scale * (test_random(&seed) - 0.5));
+		if (kind == 1 || kind == 2) {
+			// Parallel (kind 2: up to a turn of 1e-7) or along one line (every fourth).
+			double tilt = kind == 2 ? 1e-7 * (test_random(&seed) - 0.5) : 0.0;
+			pbd_d3 d = d3_sub(p[1], p[0]);
+			double lift = trial % 4 == 1 ? 0.0 : 0.02 * test_random(&seed);
+			p[2] = d3_add(p[0], d3(lift, 0.3 * d.y, -lift));
+			p[3] = d3_add(p[2], d3_add(d3_scale(d, 0.2 + test_random(&seed)), d3(tilt, -tilt, tilt)));
+			if (trial % 4 == 1)
+				p[2] = d3_mad(p[0], d, 1.0 + 0.1 * test_random(&seed)), p[3] = d3_mad(p[0], d, 2.0);
+		}
+		if (kind == 5)
+			p[1] = p[0];  // a point against a segment
+		double s, t, lower, upper;
+		double d = sqrt(pbd_segment_segment_distance2(p[0], p[1], p[2], p[3], &s, &t));
+		pbd_segment_segment_bounds(p[0], p[1], p[2], p[3], &lower, &upper);
+		if (!(lower <= d && d <= upper)) {
+			fprintf(stderr, "trial %d (kind %d): distance %.17g outside [%.17g, %.17g]\n", trial, kind, d, lower, upper);
+			return 1;
+		}
+		if (kind == 0)
+			turned_away += lower > 0.1 * scale;
+	}
+	// Side by side and end to end, the bound is the distance.
+	double lower, upper;
+	pbd_segment_segment_bounds(d3(0, 0, 0), d3(1, 0, 0), d3(0, 0.25, 0), d3(1, 0.25, 0), &lower, &upper);
+	CHECK(fabs(lower - 0.25) < 1e-9 && fabs(upper - 0.25) < 1e-5);
+	pbd_segment_segment_bounds(d3(0, 0, 0), d3(1, 0, 0), d3(1.5, 0, 0), d3(2.5, 0, 0), &lower, &upper);
+	CHECK(fabs(lower - 0.5) < 1e-9);
+	pbd_segment_segment_bounds(d3(NAN, 0, 0), d3(1, 0, 0), d3(1.5, 0, 0), d3(2.5, 0, 0), &lower, &upper);
+	CHECK(!(lower > 0.0) && !(upper < INFINITY));  // not finite: no test passes on it
+	fprintf(stderr, "%d of %d random pairs turned away at a tenth of their size\n", turned_away, 200000 / 6);
+	CHECK(turned_away > 200000 / 6 / 2);
+	return 0;
+}
+
 // The distance alone is the signed distance, bit for bit, for every shape, at points inside,
 // on and outside it (the contact searches decide with one what the contacts then take from
 // the other), and it is the distance: a closed form for each shape checks the two.
@@ -810,7 +860,7 @@ int main(int argc, char **argv)
 	static const test_case cases[] = {
 		TEST(checker_sees_crossing),  TEST(drape_no_intersections),      TEST(fold_no_intersections),
 		TEST(stack_no_intersections), TEST(twist_no_intersections), TEST(cape_no_intersections), TEST(drape_clears_sphere),         TEST(pile_rests_and_friction_steepens),
-		TEST(particles_conserve_momentum), TEST(ball_cloth_mass_ratio), TEST(kinematic_box_friction), TEST(collider_search_keeps_every_reachable_particle), TEST(round_collider_quick_test_keeps_every_reachable_triangle), TEST(shape_distance_alone_is_the_signed_distance), TEST(within_up_answers_as_distance_up), TEST(grid_finds_every_overlap), TEST(grid_reports_each_pair_once), TEST(memory_returns_after_transient), SLOW_TEST(candidate_pair_limit),
+		TEST(particles_conserve_momentum), TEST(ball_cloth_mass_ratio), TEST(kinematic_box_friction), TEST(collider_search_keeps_every_reachable_particle), TEST(round_collider_quick_test_keeps_every_reachable_triangle), TEST(shape_distance_alone_is_the_signed_distance), TEST(within_up_answers_as_distance_up), TEST(segment_bounds_hold_the_distance), TEST(grid_finds_every_overlap), TEST(grid_reports_each_pair_once), TEST(memory_returns_after_transient), SLOW_TEST(candidate_pair_limit),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }
