@@ -956,9 +956,8 @@ static bool reserve_boxes(pbd_world *w)
 	int stride = w->topology.tri_count + w->topology.edge_count + 8;
 	if (pr->prim_stride == stride)
 		return true;
-	pbd_free_array(w, pr->prim_box, (size_t)pr->prim_box_capacity, sizeof *pr->prim_box);
+	pbd_free_array(w, pr->prim_box, (size_t)6 * (size_t)pr->prim_stride, sizeof *pr->prim_box);
 	pr->prim_box = pbd_alloc_array(w, (size_t)6 * (size_t)stride, sizeof *pr->prim_box);
-	pr->prim_box_capacity = pr->prim_box ? 6 * stride : 0;
 	pr->prim_stride = pr->prim_box ? stride : 0;
 	return pr->prim_box != NULL;
 }
@@ -1116,9 +1115,9 @@ void pbd_pair_search_free(pbd_world *w)
 	pbd_free_array(w, pr->body_tolerance, (size_t)pr->body_tolerance_capacity, sizeof *pr->body_tolerance);
 	pbd_free_array(w, pr->boxes, (size_t)pr->box_capacity, sizeof *pr->boxes);
 	pbd_free_array(w, pr->travel, (size_t)pr->box_capacity, sizeof *pr->travel);
-	pbd_free_array(w, pr->prim_box, (size_t)pr->prim_box_capacity, sizeof *pr->prim_box);
+	pbd_free_array(w, pr->prim_box, (size_t)6 * (size_t)pr->prim_stride, sizeof *pr->prim_box);
 	pr->prim_box = NULL;
-	pr->prim_box_capacity = pr->prim_stride = 0;
+	pr->prim_stride = 0;
 	pbd_free_array(w, pr->affected, (size_t)pr->affected_capacity, sizeof *pr->affected);
 	pbd_free_array(w, pr->adjacent_start, (size_t)pr->adjacent_start_capacity, sizeof *pr->adjacent_start);
 	pbd_free_array(w, pr->adjacent, (size_t)pr->adjacent_capacity, sizeof *pr->adjacent);

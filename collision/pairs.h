@@ -127,10 +127,10 @@ typedef struct pbd_pairs {
 	int box_capacity;
 	// The boxes of the triangles and edges in patch order (patch_tris, then patch_edges from
 	// slot tri_count + 4), a column per bound and coordinate (lo x y z, hi x y z), each
-	// prim_stride floats long with room for reading four past a patch's last: a patch's
-	// primitives are tested four at a time where they lie, with no copying.
+	// prim_stride floats long (6 * prim_stride in all) with room for reading four past a
+	// patch's last: a patch's primitives are tested four at a time where they lie, with no copying.
 	float *prim_box;
-	int prim_stride, prim_box_capacity;
+	int prim_stride;
 	// Patches (collision/patches.c): pieces of a few triangles of a cloth, or one free particle.
 	int patch_count, patch_capacity;
 	int *patch_tri_start;      // triangles of patch p: patch_tris[patch_tri_start[p] ..]

@@ -66,15 +66,20 @@ int pbd_edge_edge_solve(pbd_world *w)
 		// Then the bounds of the distance: most of the rest are apart and on their start side,
 		// as the closest points below would find (the distance is at least `lower`, at most
 		// `upper`, and the side test only gets harder with the distance).
-		double lower, upper, room = NAN;
+		double lower, upper, room = 0.0;
+		bool room_known = false;  // the room is worked out once, and only when needed
 		pbd_segment_segment_bounds(a0, a1, b0, b1, &lower, &upper);
-		if (lower >= h && stayed_on_start_side(room = start_side_room(w, c, ea, eb), upper))
-			continue;
+		if (lower >= h) {
+			room = start_side_room(w, c, ea, eb);
+			room_known = true;
+			if (stayed_on_start_side(room, upper))
+				continue;
+		}
 		double s, t;
 		double dist2 = pbd_segment_segment_distance2(a0, a1, b0, b1, &s, &t);
 		pbd_d3 d = d3_sub(d3_mad(a0, d3_sub(a1, a0), s), d3_mad(b0, d3_sub(b1, b0), t));
 		double l = sqrt(dist2);
-		if (l >= h && stayed_on_start_side(isnan(room) ? start_side_room(w, c, ea, eb) : room, l))
+		if (l >= h && stayed_on_start_side(room_known ? room : start_side_room(w, c, ea, eb), l))
 			continue;  // apart, on the side it started on: nothing to do
 		pbd_v3 n = start_normal(w, ea, eb);
 		// Signed along the start side; keep the current direction when it agrees with it.
