@@ -429,6 +429,10 @@ static int tri_slot(const pbd_world *w, int k) { PBD_UNUSED(w); return k; }
 static int edge_slot(const pbd_world *w, int k) { return w->topology.tri_count + 4 + k; }
 
 static float *prim_column(const pbd_pairs *pr, int c) { return pr->prim_box + (size_t)c * (size_t)pr->prim_stride; }
+static uint32_t *prim_corner_column(const pbd_pairs *pr, int c)
+{
+	return pr->prim_corner + (size_t)c * (size_t)pr->prim_stride;
+}
 
 static void prim_store(pbd_pairs *pr, int slot, pbd_aabb b)
 {
@@ -555,6 +559,7 @@ static bool is_affected(const pbd_world *w, uint32_t p) { return w->pairs.patch_
 // its first, its primitive numbers, and how many. Bit k of a mask over them names the k-th.
 typedef struct prim_span {
 	const float *lo[3], *hi[3];
+	const uint32_t *corner[3];
 	const uint32_t *id;
 	int count;
 } prim_span;
@@ -566,6 +571,7 @@ static prim_span span_at(const pbd_pairs *pr, int slot, const uint32_t *id, int 
 	for (int c = 0; c < 3; ++c) {
 		s.lo[c] = prim_column(pr, c) + slot;
 		s.hi[c] = prim_column(pr, 3 + c) + slot;
+		s.corner[c] = prim_corner_column(pr, c) + slot;
 	}
 	return s;
 }
@@ -611,12 +617,50 @@ static unsigned overlaps4(const prim_span *s, int k, pbd_aabb b)
 #endif
 }
 
-// The primitives of s in mask `wanted` whose boxes overlap b, in order: runs `visit` with k
-// set to each one's place in s.
-#define FOR_EACH_OVERLAP(s, wanted, b, k, visit)                                          \
-	for (uint32_t left_ = (wanted); left_;) {                                          \
-		int group_ = __builtin_ctz(left_) & ~3;                                     \
-		unsigned bits_ = overlaps4((s), group_, (b)) & (left_ >> group_) & 0xFu;    \
+// Which of triangles k..k+3 of s have corner v, as the low four bits.
+static unsigned has_corner4(const prim_span *s, int k, uint32_t v)
+{
+#if defined(__SSE2__)
+	__m128i x = _mm_set1_epi32((int)v);
+	__m128i in = _mm_or_si128(_mm_cmpeq_epi32(x, _mm_loadu_si128((const __m128i *)(s->corner[0] + k))),
+				  _mm_cmpeq_epi32(x, _mm_loadu_si128((const __m128i *)(s->corner[1] + k))));
+	in = _mm_or_si128(in, _mm_cmpeq_epi32(x, _mm_loadu_si128((const __m128i *)(s->corner[2] + k))));
+	return (unsigned)_mm_movemask_ps(_mm_castsi128_ps(in));
+#else
+	unsigned bits = 0;
+	for (int j = 0; j < 4; ++j)
+		bits |= (unsigned)(s->corner[0][k + j] == v || s->corner[1][k + j] == v || s->corner[2][k + j] == v) << j;
+	return bits;
+#endif
+}
+
+// Which of edges k..k+3 of s share a corner with edge (a, b), as the low four bits.
+static unsigned shares_corner4(const prim_span *s, int k, uint32_t a, uint32_t b)
+{
+#if defined(__SSE2__)
+	__m128i c0 = _mm_loadu_si128((const __m128i *)(s->corner[0] + k));
+	__m128i c1 = _mm_loadu_si128((const __m128i *)(s->corner[1] + k));
+	__m128i xa = _mm_set1_epi32((int)a), xb = _mm_set1_epi32((int)b);
+	__m128i in = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi32(xa, c0), _mm_cmpeq_epi32(xa, c1)),
+				  _mm_or_si128(_mm_cmpeq_epi32(xb, c0), _mm_cmpeq_epi32(xb, c1)));
+	return (unsigned)_mm_movemask_ps(_mm_castsi128_ps(in));
+#else
+	unsigned bits = 0;
+	for (int j = 0; j < 4; ++j) {
+		uint32_t c0 = s->corner[0][k + j], c1 = s->corner[1][k + j];
+		bits |= (unsigned)(c0 == a || c0 == b || c1 == a || c1 == b) << j;
+	}
+	return bits;
+#endif
+}
+
+// The primitives of s in mask `wanted` whose boxes overlap b, but for those in `shared` (an
+// expression of group_, the first of four: which of them share a corner with the other side),
+// in order: runs `visit` with k set to each one's place in s.
+#define FOR_EACH_OVERLAP(s, wanted, b, shared, k, visit)                                           \
+	for (uint32_t left_ = (wanted); left_;) {                                                   \
+		int group_ = __builtin_ctz(left_) & ~3;                                              \
+		unsigned bits_ = overlaps4((s), group_, (b)) & ~(shared) & (left_ >> group_) & 0xFu; \
 		left_ = group_ + 4 < 32 ? left_ & (~0u << (group_ + 4)) : 0u;               \
 		while (bits_) {                                                             \
 			int k = group_ + __builtin_ctz(bits_);                              \
@@ -677,7 +721,8 @@ static inline void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint3
 				wanted = either || side == 1 ? q_moved : 0u;
 			if (!wanted || !pbd_aabb_overlap(vbox[v], reach[1 - side]))
 				continue;
-			FOR_EACH_OVERLAP(&tris, wanted, vbox[v], k, try_vt(w, chunk, v, tris.id[k]))
+			FOR_EACH_OVERLAP(&tris, wanted, vbox[v], has_corner4(&tris, group_, v), k,
+					 try_vt(w, chunk, v, tris.id[k]))
 		}
 	}
 	prim_span mine = edge_span(w, a), others = a == b ? mine : edge_span(w, b);
@@ -693,7 +738,9 @@ static inline void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint3
 		// Of one patch: each pair once, with the later edges.
 		uint32_t wanted = a == b ? (e_still ? a_moved : span_all(&mine)) & (~1u << i)
 					 : (e_still ? b_moved : span_all(&others));
-		FOR_EACH_OVERLAP(&others, wanted, box, k, try_ee(w, chunk, e, others.id[k]))
+		uint32_t e0 = mine.corner[0][i], e1 = mine.corner[1][i];
+		FOR_EACH_OVERLAP(&others, wanted, box, shares_corner4(&others, group_, e0, e1), k,
+				 try_ee(w, chunk, e, others.id[k]))
 	}
 	if (w->bodies.slots[body_a].kind != PBD_BODY_PARTICLES && w->bodies.slots[body_b].kind != PBD_BODY_PARTICLES)
 		return;
@@ -957,9 +1004,31 @@ static bool reserve_boxes(pbd_world *w)
 	if (pr->prim_stride == stride)
 		return true;
 	pbd_free_array(w, pr->prim_box, (size_t)6 * (size_t)pr->prim_stride, sizeof *pr->prim_box);
+	pbd_free_array(w, pr->prim_corner, (size_t)3 * (size_t)pr->prim_stride, sizeof *pr->prim_corner);
 	pr->prim_box = pbd_alloc_array(w, (size_t)6 * (size_t)stride, sizeof *pr->prim_box);
-	pr->prim_stride = pr->prim_box ? stride : 0;
-	return pr->prim_box != NULL;
+	pr->prim_corner = pbd_alloc_array(w, (size_t)3 * (size_t)stride, sizeof *pr->prim_corner);
+	if (!pr->prim_box || !pr->prim_corner) {
+		pbd_free_array(w, pr->prim_box, (size_t)6 * (size_t)stride, sizeof *pr->prim_box);
+		pbd_free_array(w, pr->prim_corner, (size_t)3 * (size_t)stride, sizeof *pr->prim_corner);
+		pr->prim_box = NULL;
+		pr->prim_corner = NULL;
+		pr->prim_stride = 0;
+		return false;
+	}
+	pr->prim_stride = stride;
+	return true;
+}
+
+// The corners of the triangles and edges in their slots (the patches are new).
+static void store_corners(pbd_world *w)
+{
+	pbd_pairs *pr = &w->pairs;
+	for (int k = 0; k < w->topology.tri_count; ++k)
+		for (int c = 0; c < 3; ++c)
+			prim_corner_column(pr, c)[tri_slot(w, k)] = w->topology.tri[3 * pr->patch_tris[k] + c];
+	for (int k = 0; k < w->topology.edge_count; ++k)
+		for (int c = 0; c < 2; ++c)
+			prim_corner_column(pr, c)[edge_slot(w, k)] = w->topology.edge[2 * pr->patch_edges[k] + c];
 }
 
 // The triangles and the edges (primitive numbers: triangles, then edges) of each particle, in
@@ -1020,6 +1089,7 @@ bool pbd_pair_search_full(pbd_world *w)
 		memset(pr->patch_version, 0, (size_t)patches * sizeof *pr->patch_version);
 		memset(pr->patch_stamp, 0, (size_t)patches * sizeof *pr->patch_stamp);
 	}
+	store_corners(w);
 	if (!pbd_grid_build(w, &pr->patch_grid, pr->patch_boxes, pr->patch_version, patches, cell_size(w)))
 		return false;
 	search_job job = {w, patches, false, 0};
@@ -1093,6 +1163,15 @@ bool pbd_pair_search_strays(pbd_world *w)
 	return run_search(w, &job, (int64_t)pr->vt_count + pr->ee_count + pr->pp_count);
 }
 
+bool pbd_pair_search_regrid(pbd_world *w)
+{
+	pbd_pairs *pr = &w->pairs;
+	int patches = pr->patch_count;
+	if (patches > 0)
+		memset(pr->patch_version, 0, (size_t)patches * sizeof *pr->patch_version);
+	return pbd_grid_build(w, &pr->patch_grid, pr->patch_boxes, pr->patch_version, patches, pr->patch_grid.cell);
+}
+
 void pbd_pair_search_trim(pbd_world *w)
 {
 	pbd_pairs *pr = &w->pairs;
@@ -1116,7 +1195,9 @@ void pbd_pair_search_free(pbd_world *w)
 	pbd_free_array(w, pr->boxes, (size_t)pr->box_capacity, sizeof *pr->boxes);
 	pbd_free_array(w, pr->travel, (size_t)pr->box_capacity, sizeof *pr->travel);
 	pbd_free_array(w, pr->prim_box, (size_t)6 * (size_t)pr->prim_stride, sizeof *pr->prim_box);
+	pbd_free_array(w, pr->prim_corner, (size_t)3 * (size_t)pr->prim_stride, sizeof *pr->prim_corner);
 	pr->prim_box = NULL;
+	pr->prim_corner = NULL;
 	pr->prim_stride = 0;
 	pbd_free_array(w, pr->affected, (size_t)pr->affected_capacity, sizeof *pr->affected);
 	pbd_free_array(w, pr->adjacent_start, (size_t)pr->adjacent_start_capacity, sizeof *pr->adjacent_start);

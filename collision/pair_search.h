@@ -23,6 +23,12 @@
 // so its relative speed times that time is what the pair may close in by. A particle that
 // would move less than PBD_TRACK_REST_SHARE of its slack in that time gets a track at rest,
 // which never runs out.
+#ifndef PBD_TRACK_RESTLESS_SUBSTEPS
+#define PBD_TRACK_RESTLESS_SUBSTEPS 32
+#endif
+#ifndef PBD_TRACK_RESTLESS_LEVELS
+#define PBD_TRACK_RESTLESS_LEVELS 3
+#endif
 #ifndef PBD_TRACK_LENGTH_RADII
 #define PBD_TRACK_LENGTH_RADII 4.0f
 #endif
@@ -46,7 +52,8 @@ bool pbd_tracks_reserve(pbd_world *w, int n);
 void pbd_tracks_set_frame(pbd_world *w, float h);
 // A new track for particle i that covers its motion over the substep starting now (its start,
 // p, and x too while a moving collider carries its start); marks it with the update serial.
-void pbd_tracks_set(pbd_world *w, uint32_t i, float h);
+// `strayed`: it left its old track (else a full search renews them all).
+void pbd_tracks_set(pbd_world *w, uint32_t i, float h, bool strayed);
 // The track points of every particle at the substep's start and end (from, to).
 void pbd_tracks_points(pbd_world *w, float h);
 // The same for one particle.
@@ -99,6 +106,9 @@ bool pbd_pair_search_full(pbd_world *w);
 bool pbd_pair_search_mark(pbd_world *w);
 void pbd_pair_search_drop(pbd_world *w);
 bool pbd_pair_search_strays(pbd_world *w);
+// The patches' grid built anew from their boxes now, in the same cells: it holds the same
+// patches where they are, without the stale entries the updates left (false: out of memory).
+bool pbd_pair_search_regrid(pbd_world *w);
 // Joins the chunks' pairs onto the pair lists; false when out of memory or over the limit.
 bool pbd_pair_chunks_join(pbd_world *w, int64_t limit);
 void pbd_pair_search_trim(pbd_world *w);

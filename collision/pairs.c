@@ -179,7 +179,7 @@ static bool canonical_order(pbd_world *w, int vt, int ee, int pp)
 }
 
 // Every particle gets a new track in a new frame, and every pair is searched anew.
-static bool full_search(pbd_world *w, float h)
+static bool full_search(pbd_world *w, float h, bool strayed)
 {
 	pbd_pairs *pr = &w->pairs;
 	forget(pr);
@@ -196,7 +196,7 @@ static bool full_search(pbd_world *w, float h)
 	pbd_tracks_points(w, h);  // takes this substep's velocities (the slacks need them)
 	pbd_tracks_set_frame(w, h);
 	for (int i = 0; i < n; ++i)
-		pbd_tracks_set(w, (uint32_t)i, h);
+		pbd_tracks_set(w, (uint32_t)i, h, strayed && pr->tracks.straying[i]);
 	pr->moved_count = 0;
 	pbd_tracks_points(w, h);
 	w->stats.broad_phase_builds++;
@@ -216,7 +216,7 @@ static bool update_strays(pbd_world *w, float h)
 	pbd_pairs *pr = &w->pairs;
 	pr->update_serial++;
 	for (int k = 0; k < pr->stray_count; ++k) {
-		pbd_tracks_set(w, pr->strays[k], h);
+		pbd_tracks_set(w, pr->strays[k], h, true);
 		pbd_track_points(w, pr->strays[k]);
 	}
 	if (!pbd_pair_search_mark(w)) {
@@ -257,17 +257,21 @@ bool pbd_pairs_update(pbd_world *w, float h, bool force)
 		return false;
 	}
 	if (force || !pr->valid)
-		return full_search(w, h);
+		return full_search(w, h, false);
 	if (pr->nothing_to_pair)
 		return true;
 	pbd_tracks_points(w, h);
 	int strays = pbd_tracks_find_strays(w, h);
 	if (strays == 0)
 		return true;
-	// Many new tracks since the last full search, or a grid mostly of stale entries: anew.
-	if ((int64_t)FULL_SEARCH_SHARE * (strays + pr->moved_count) > w->particles.count ||
-	    pr->patch_grid.extra_count > pr->patch_grid.item_count)
-		return full_search(w, h);
+	// Many new tracks since the last full search: anew. A grid mostly of stale entries is only
+	// built again (the patches' boxes are those the pairs were found with).
+	if ((int64_t)FULL_SEARCH_SHARE * (strays + pr->moved_count) > w->particles.count)
+		return full_search(w, h, true);
+	if (pr->patch_grid.extra_count > pr->patch_grid.item_count && !pbd_pair_search_regrid(w)) {
+		forget(pr);
+		return false;
+	}
 	return update_strays(w, h);
 }
 

@@ -70,6 +70,11 @@ typedef struct pbd_tracks {
 	uint8_t *straying;         // scratch: 1 when the particle left its track (pbd_tracks_find_strays)
 	pbd_v3 *v_last;            // velocity at the last substep's start
 	pbd_v3 *accel;             // acceleration over the last substep (slack of new tracks)
+	// Restlessness: a particle that strays again soon after its last new track (a jammed cloth
+	// that grinds in place) gets more slack, and a track at rest when its net motion is slow.
+	double *strayed_at;        // when it last strayed (0: never)
+	pbd_v3 *strayed_from;      // where its motion started then (world)
+	uint8_t *restless;         // doublings of its least slack, 0..PBD_TRACK_RESTLESS_LEVELS
 	int capacity;
 	double v_last_time;        // when v_last was taken (NAN: never)
 	// The frame: at time t its offset is vel (t - time) + acc (t - time)^2 / 2.
@@ -130,6 +135,9 @@ typedef struct pbd_pairs {
 	// prim_stride floats long (6 * prim_stride in all) with room for reading four past a
 	// patch's last: a patch's primitives are tested four at a time where they lie, with no copying.
 	float *prim_box;
+	// Their corners in the same slots, three columns of prim_stride (an edge's third unused):
+	// pairs that share a corner are passed over four at a time with the boxes.
+	uint32_t *prim_corner;
 	int prim_stride;
 	// Patches (collision/patches.c): pieces of a few triangles of a cloth, or one free particle.
 	int patch_count, patch_capacity;

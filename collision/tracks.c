@@ -17,8 +17,11 @@
 		{(void **)&(t)->to, sizeof *(t)->to}, {(void **)&(t)->drift, sizeof *(t)->drift},              \
 		{(void **)&(t)->stamp, sizeof *(t)->stamp}, {(void **)&(t)->straying, sizeof *(t)->straying},  \
 		{(void **)&(t)->v_last, sizeof *(t)->v_last}, {(void **)&(t)->accel, sizeof *(t)->accel},      \
+		{(void **)&(t)->strayed_at, sizeof *(t)->strayed_at},                                          \
+		{(void **)&(t)->strayed_from, sizeof *(t)->strayed_from},                                      \
+		{(void **)&(t)->restless, sizeof *(t)->restless},                                              \
 	}
-#define TRACK_ARRAY_COUNT 12
+#define TRACK_ARRAY_COUNT 15
 
 bool pbd_tracks_reserve(pbd_world *w, int n)
 {
@@ -72,17 +75,44 @@ static float largest_coordinate(pbd_v3 a)
 	return maxf(fabsf(a.x), maxf(fabsf(a.y), fabsf(a.z)));
 }
 
-void pbd_tracks_set(pbd_world *w, uint32_t i, float h)
+// A particle that strays again within PBD_TRACK_RESTLESS_SUBSTEPS of straying last grows
+// restless (up to PBD_TRACK_RESTLESS_LEVELS doublings of its least slack); one that keeps to
+// a track longer calms down a level. Only strays count: a full search gives everyone a new
+// track. Returns its net velocity in the frame since it last strayed (NAN when unknown).
+static pbd_v3 note_motion(pbd_world *w, uint32_t i, float h, bool strayed)
 {
 	pbd_tracks *t = &w->pairs.tracks;
+	double ts = w->time, last = t->strayed_at[i], age = ts - last;
+	pbd_v3 start = start_of(w, i), net = v3(NAN, NAN, NAN);
+	if (last > 0.0 && age > 0.0) {
+		pbd_v3 frame_moved = v3_sub(pbd_frame_offset(t, ts), pbd_frame_offset(t, last));
+		net = v3_scale(v3_sub(v3_sub(start, t->strayed_from[i]), frame_moved), (float)(1.0 / age));
+		if (strayed && age < PBD_TRACK_RESTLESS_SUBSTEPS * (double)h)
+			t->restless[i] = (uint8_t)mini(t->restless[i] + 1, PBD_TRACK_RESTLESS_LEVELS);
+		else if (strayed && t->restless[i] > 0)
+			t->restless[i]--;
+	}
+	if (strayed) {
+		t->strayed_at[i] = ts;
+		t->strayed_from[i] = start;
+	}
+	return net;
+}
+
+void pbd_tracks_set(pbd_world *w, uint32_t i, float h, bool strayed)
+{
+	pbd_tracks *t = &w->pairs.tracks;
+	pbd_v3 net = note_motion(w, i, h, strayed);
 	double ts = w->time, te = ts + h;
 	pbd_v3 so = pbd_frame_offset(t, ts), eo = pbd_frame_offset(t, te);
 	pbd_v3 ys = v3_sub(start_of(w, i), so), ye = v3_sub(v3_of4(w->particles.p[i]), eo);
 	// Slack for PBD_TRACK_SUBSTEPS substeps at the last acceleration in the frame, within its
-	// bounds; it covers float rounding of positions far from the origin too.
+	// bounds (the least doubled for each level of restlessness); it covers float rounding of
+	// positions far from the origin too.
 	float r = w->particles.radius[i], span = PBD_TRACK_SUBSTEPS * h;
 	float wobble = 0.5f * v3_len(v3_sub(t->accel[i], t->frame_acc)) * span * span;
-	float base = minf(maxf(wobble, PBD_TRACK_SLACK_RADII * r), PBD_TRACK_MAX_SLACK_RADII * r);
+	float least = PBD_TRACK_SLACK_RADII * r * (float)(1u << t->restless[i]);
+	float base = minf(maxf(wobble, least), PBD_TRACK_MAX_SLACK_RADII * r);
 	base = maxf(isfinite(base) ? base : PBD_TRACK_MAX_SLACK_RADII * r,
 		    4e-7f * (1.0f + largest_coordinate(ys) + largest_coordinate(ye)));
 	t->anchor[i] = ts;
@@ -102,7 +132,9 @@ void pbd_tracks_set(pbd_world *w, uint32_t i, float h)
 	}
 	pbd_v3 u = v3_scale(v3_sub(ye, ys), 1.0f / h);
 	float speed = v3_len(u);
-	if (!(speed * span > PBD_TRACK_REST_SHARE * base)) {
+	// A restless particle whose net motion is slow grinds in place: at rest.
+	bool grinding = t->restless[i] > 0 && v3_len(net) * span <= PBD_TRACK_REST_SHARE * base;
+	if (grinding || !(speed * span > PBD_TRACK_REST_SHARE * base)) {
 		// At rest in the frame (or not finite, which every test then reports as straying):
 		// it keeps to the track until it strays, and its pairs move with the frame.
 		t->at[i] = v3_scale(v3_add(ys, ye), 0.5f);
