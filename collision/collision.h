@@ -50,10 +50,14 @@ double pbd_segment_segment_distance2(pbd_d3 p0, pbd_d3 p1, pbd_d3 q0, pbd_d3 q1,
 // Along the direction n between the segments' midpoints (m apart) every point of a segment
 // lies within half the segment's extent along n of its midpoint, so the segments are at least
 // |m| - (|n.d1| + |n.d2|) / 2 apart (d1, d2 the segments), and the midpoints are no farther
-// apart than |m|. Two segments side by side, or end to end, get their distance exactly. Both
-// bounds are widened far past the rounding of either computation; the upper also past the
-// closest points' choice of s = 0 for segments parallel to within 1e-7, up to that share of
-// their lengths long. Not finite: NaN bounds, which every test passes on.
+// apart than |m|. The lines through two segments that cross at an angle are |(q0 - p0).c|
+// apart along their common normal c = d1 x d2 / |d1 x d2|, and the segments no closer: two
+// edges of layers lying one on the other are apart by that gap. Two segments side by side, end
+// to end, or crossing get their distance exactly. Both bounds are widened far past the
+// rounding of either computation (the lines' distance only at angles over about half a degree,
+// where c's rounding stays small); the upper also past the closest points' choice of s = 0 for
+// segments parallel to within 1e-7, up to that share of their lengths long. Not finite: NaN
+// bounds, which every test passes on.
 static inline void pbd_segment_segment_bounds(pbd_d3 p0, pbd_d3 p1, pbd_d3 q0, pbd_d3 q1, double *lower,
 					      double *upper)
 {
@@ -66,7 +70,12 @@ static inline void pbd_segment_segment_bounds(pbd_d3 p0, pbd_d3 p1, pbd_d3 q0, p
 		      fabs(d2.y) + fabs(d2.z);
 	double place = fabs(p0.x) + fabs(p0.y) + fabs(p0.z) + fabs(q0.x) + fabs(q0.y) + fabs(q0.z);
 	double rounding = 1e-12 * (1.0 + size + place);
-	*lower = (length > 0.0 ? length - extent / length : 0.0) - rounding;
+	double apart = length > 0.0 ? length - extent / length : 0.0;
+	pbd_d3 c = d3_cross(d1, d2);
+	double c2 = d3_len2(c);
+	if (c2 > 1e-4 * d3_len2(d1) * d3_len2(d2))
+		apart = fmax(apart, fabs(d3_dot(d3_sub(q0, p0), c)) / sqrt(c2));
+	*lower = apart - rounding;
 	*upper = length + 1e-6 * size + rounding;
 }
 

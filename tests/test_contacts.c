@@ -504,7 +504,7 @@ static int segment_bounds_hold_the_distance(void)
 	uint32_t seed = 11;
 	int turned_away = 0;
 	for (int trial = 0; trial < 200000; ++trial) {
-		int kind = trial % 6;
+		int kind = trial % 7;
 		double scale = kind == 4 ? 1e-4 : 1.0, origin = kind == 3 ? 1000.0 : 0.0;
 		pbd_d3 p[4];
 		for (int k = 0; k < 4; ++k)
@@ -522,6 +522,18 @@ static int segment_bounds_hold_the_distance(void)
 		}
 		if (kind == 5)
 			p[1] = p[0];  // a point against a segment
+		if (kind == 6) {
+			// Layers: an edge a gap above the plane of the other, tilted out of it and turned
+			// within it by 1e-9 to 1 radian (near parallel, the lines' distance is not used).
+			double gap = 0.02 * test_random(&seed), turn = pow(10.0, -9.0 * test_random(&seed));
+			double tilt = pow(10.0, -9.0 * test_random(&seed)) * (test_random(&seed) - 0.5);
+			pbd_d3 d = d3_sub(p[1], p[0]);
+			p[0].z = p[1].z = 0.0;
+			d.z = 0.0;
+			pbd_d3 turned = d3(cos(turn) * d.x - sin(turn) * d.y, sin(turn) * d.x + cos(turn) * d.y, tilt);
+			p[2] = d3(p[2].x, p[2].y, gap);
+			p[3] = d3_add(p[2], d3_scale(turned, trial % 2 ? 1.0 : -0.7));
+		}
 		double s, t, lower, upper;
 		double d = sqrt(pbd_segment_segment_distance2(p[0], p[1], p[2], p[3], &s, &t));
 		pbd_segment_segment_bounds(p[0], p[1], p[2], p[3], &lower, &upper);
@@ -538,10 +550,13 @@ static int segment_bounds_hold_the_distance(void)
 	CHECK(fabs(lower - 0.25) < 1e-9 && fabs(upper - 0.25) < 1e-5);
 	pbd_segment_segment_bounds(d3(0, 0, 0), d3(1, 0, 0), d3(1.5, 0, 0), d3(2.5, 0, 0), &lower, &upper);
 	CHECK(fabs(lower - 0.5) < 1e-9);
+	// Crossing a gap apart, as edges of two layers: the bound is the gap.
+	pbd_segment_segment_bounds(d3(0, 0, 0), d3(1, 0.2, 0), d3(0.5, -0.4, 0.01), d3(0.3, 0.6, 0.01), &lower, &upper);
+	CHECK(fabs(lower - 0.01) < 1e-9);
 	pbd_segment_segment_bounds(d3(NAN, 0, 0), d3(1, 0, 0), d3(1.5, 0, 0), d3(2.5, 0, 0), &lower, &upper);
 	CHECK(!(lower > 0.0) && !(upper < INFINITY));  // not finite: no test passes on it
-	fprintf(stderr, "%d of %d random pairs turned away at a tenth of their size\n", turned_away, 200000 / 6);
-	CHECK(turned_away > 200000 / 6 / 2);
+	fprintf(stderr, "%d of %d random pairs turned away at a tenth of their size\n", turned_away, 200000 / 7);
+	CHECK(turned_away > 200000 / 7 / 2);
 	return 0;
 }
 
