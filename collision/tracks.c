@@ -75,21 +75,24 @@ static float largest_coordinate(pbd_v3 a)
 	return maxf(fabsf(a.x), maxf(fabsf(a.y), fabsf(a.z)));
 }
 
-// A particle that strays again within PBD_TRACK_RESTLESS_SUBSTEPS of straying last grows
-// restless (up to PBD_TRACK_RESTLESS_LEVELS doublings of its least slack); one that keeps to
-// a track longer calms down a level. Only strays count: a full search gives everyone a new
-// track. Returns its net velocity in the frame since it last strayed (NAN when unknown).
+// A particle that leaves its track's slack again within PBD_TRACK_RESTLESS_SUBSTEPS of
+// straying last grows restless (up to PBD_TRACK_RESTLESS_LEVELS doublings of its least
+// slack); one that leaves it later calms down a level. A track that ran out says nothing of
+// either: a cloth that sways gently has its moving tracks run out together after each full
+// search, and is not restless for it. Only strays count (a full search gives everyone a new
+// track). Returns its net velocity in the frame since it last strayed (NAN when unknown).
 static pbd_v3 note_motion(pbd_world *w, uint32_t i, float h, bool strayed)
 {
 	pbd_tracks *t = &w->pairs.tracks;
 	double ts = w->time, last = t->strayed_at[i], age = ts - last;
 	pbd_v3 start = start_of(w, i), net = v3(NAN, NAN, NAN);
+	bool left_slack = strayed && !(ts + h > t->expiry[i]);
 	if (last > 0.0 && age > 0.0) {
 		pbd_v3 frame_moved = v3_sub(pbd_frame_offset(t, ts), pbd_frame_offset(t, last));
 		net = v3_scale(v3_sub(v3_sub(start, t->strayed_from[i]), frame_moved), (float)(1.0 / age));
-		if (strayed && age < PBD_TRACK_RESTLESS_SUBSTEPS * (double)h)
+		if (left_slack && age < PBD_TRACK_RESTLESS_SUBSTEPS * (double)h)
 			t->restless[i] = (uint8_t)mini(t->restless[i] + 1, PBD_TRACK_RESTLESS_LEVELS);
-		else if (strayed && t->restless[i] > 0)
+		else if (left_slack && t->restless[i] > 0)
 			t->restless[i]--;
 	}
 	if (strayed) {
