@@ -1075,6 +1075,15 @@ static bool build_adjacency(pbd_world *w)
 
 // ---- The searches
 
+// The patches' grid from their boxes now, every patch at version 0.
+static bool build_grid(pbd_world *w, float cell)
+{
+	pbd_pairs *pr = &w->pairs;
+	if (pr->patch_count > 0)
+		memset(pr->patch_version, 0, (size_t)pr->patch_count * sizeof *pr->patch_version);
+	return pbd_grid_build(w, &pr->patch_grid, pr->patch_boxes, pr->patch_version, pr->patch_count, cell);
+}
+
 bool pbd_pair_search_full(pbd_world *w)
 {
 	pbd_pairs *pr = &w->pairs;
@@ -1085,12 +1094,10 @@ bool pbd_pair_search_full(pbd_world *w)
 	refresh_job all = {w, NULL};
 	pbd_parallel_for(w, particle_box_range, w->particles.count, PBD_PARTICLES_PER_RANGE, &all);
 	pbd_parallel_for(w, refresh_range, patches, 64, &all);
-	if (patches > 0) {
-		memset(pr->patch_version, 0, (size_t)patches * sizeof *pr->patch_version);
+	if (patches > 0)
 		memset(pr->patch_stamp, 0, (size_t)patches * sizeof *pr->patch_stamp);
-	}
 	store_corners(w);
-	if (!pbd_grid_build(w, &pr->patch_grid, pr->patch_boxes, pr->patch_version, patches, cell_size(w)))
+	if (!build_grid(w, cell_size(w)))
 		return false;
 	search_job job = {w, patches, false, 0};
 	return run_search(w, &job, 0);
@@ -1165,11 +1172,7 @@ bool pbd_pair_search_strays(pbd_world *w)
 
 bool pbd_pair_search_regrid(pbd_world *w)
 {
-	pbd_pairs *pr = &w->pairs;
-	int patches = pr->patch_count;
-	if (patches > 0)
-		memset(pr->patch_version, 0, (size_t)patches * sizeof *pr->patch_version);
-	return pbd_grid_build(w, &pr->patch_grid, pr->patch_boxes, pr->patch_version, patches, pr->patch_grid.cell);
+	return build_grid(w, w->pairs.patch_grid.cell);
 }
 
 void pbd_pair_search_trim(pbd_world *w)

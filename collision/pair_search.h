@@ -23,17 +23,20 @@
 // so its relative speed times that time is what the pair may close in by. A particle that
 // would move less than PBD_TRACK_REST_SHARE of its slack in that time gets a track at rest,
 // which never runs out.
-#ifndef PBD_TRACK_RESTLESS_SUBSTEPS
-#define PBD_TRACK_RESTLESS_SUBSTEPS 32
-#endif
-#ifndef PBD_TRACK_RESTLESS_LEVELS
-#define PBD_TRACK_RESTLESS_LEVELS 1
-#endif
 #ifndef PBD_TRACK_LENGTH_RADII
 #define PBD_TRACK_LENGTH_RADII 4.0f
 #endif
 #ifndef PBD_TRACK_REST_SHARE
 #define PBD_TRACK_REST_SHARE 0.5f
+#endif
+// A particle that leaves its slack again within PBD_TRACK_RESTLESS_SUBSTEPS substeps of
+// straying last is restless: its least slack doubles, up to PBD_TRACK_RESTLESS_LEVELS times
+// (tracks.c).
+#ifndef PBD_TRACK_RESTLESS_SUBSTEPS
+#define PBD_TRACK_RESTLESS_SUBSTEPS 32
+#endif
+#ifndef PBD_TRACK_RESTLESS_LEVELS
+#define PBD_TRACK_RESTLESS_LEVELS 1
 #endif
 
 // A pair of one cloth that is closer than thickness / PBD_KEPT_REST_SHARE in the rest shape

@@ -81,11 +81,11 @@ static float largest_coordinate(pbd_v3 a)
 // either: a cloth that sways gently has its moving tracks run out together after each full
 // search, and is not restless for it. Only strays count (a full search gives everyone a new
 // track). Returns its net velocity in the frame since it last strayed (NAN when unknown).
-static pbd_v3 note_motion(pbd_world *w, uint32_t i, float h, bool strayed)
+static pbd_v3 note_motion(pbd_world *w, uint32_t i, float h, bool strayed, pbd_v3 start)
 {
 	pbd_tracks *t = &w->pairs.tracks;
 	double ts = w->time, last = t->strayed_at[i], age = ts - last;
-	pbd_v3 start = start_of(w, i), net = v3(NAN, NAN, NAN);
+	pbd_v3 net = v3(NAN, NAN, NAN);
 	bool left_slack = strayed && !(ts + h > t->expiry[i]);
 	if (last > 0.0 && age > 0.0) {
 		pbd_v3 frame_moved = v3_sub(pbd_frame_offset(t, ts), pbd_frame_offset(t, last));
@@ -105,10 +105,10 @@ static pbd_v3 note_motion(pbd_world *w, uint32_t i, float h, bool strayed)
 void pbd_tracks_set(pbd_world *w, uint32_t i, float h, bool strayed)
 {
 	pbd_tracks *t = &w->pairs.tracks;
-	pbd_v3 net = note_motion(w, i, h, strayed);
+	pbd_v3 start = start_of(w, i), net = note_motion(w, i, h, strayed, start);
 	double ts = w->time, te = ts + h;
 	pbd_v3 so = pbd_frame_offset(t, ts), eo = pbd_frame_offset(t, te);
-	pbd_v3 ys = v3_sub(start_of(w, i), so), ye = v3_sub(v3_of4(w->particles.p[i]), eo);
+	pbd_v3 ys = v3_sub(start, so), ye = v3_sub(v3_of4(w->particles.p[i]), eo);
 	// Slack for PBD_TRACK_SUBSTEPS substeps at the last acceleration in the frame, within its
 	// bounds (the least doubled for each level of restlessness); it covers float rounding of
 	// positions far from the origin too.
