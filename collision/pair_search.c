@@ -109,6 +109,31 @@ static double rest_corner_bound(const pbd_v3 *a, int na, const pbd_v3 *b, int nb
 	return sqrt(best) * (1.0 + 1e-9);
 }
 
+// What a pair of one cloth that is near in the rest shape keeps at most (INFINITY for any other
+// pair): its rest distance is at most that of the rest points at the closest points' weights
+// now (ws of a's corners, wt of b's), and at most rest_corner_bound, and kept_distance grows with
+// it. A pair farther apart now than this (less how far its tracks close in) is farther than
+// what it keeps: it is turned away before the tracks' own tests, as it would be after them.
+static double kept_at_most(const pbd_world *w, uint32_t owner, float thickness, const uint32_t *a, const double *wa,
+			   int na, const uint32_t *b, const double *wb, int nb)
+{
+	const pbd_v3 *rest = w->particles.rest;
+	pbd_v3 ra[3], rb[3];
+	for (int j = 0; j < na; ++j)
+		ra[j] = rest[a[j]];
+	for (int k = 0; k < nb; ++k)
+		rb[k] = rest[b[k]];
+	if (!(gap_along_axes(ra, na, rb, nb) < thickness / REST_FOLD))
+		return INFINITY;
+	pbd_d3 pa = {0, 0, 0}, pb = {0, 0, 0};
+	for (int j = 0; j < na; ++j)
+		pa = d3_add(pa, d3_scale(d3_of(ra[j]), wa[j]));
+	for (int k = 0; k < nb; ++k)
+		pb = d3_add(pb, d3_scale(d3_of(rb[k]), wb[k]));
+	double there = sqrt(d3_len2(d3_sub(pa, pb))) * (1.0 + 1e-9);
+	return kept_distance(body(w, owner), thickness, fmin(there, rest_corner_bound(ra, na, rb, nb)));
+}
+
 // When the first of two sets of tracks runs out (a NaN is passed over, as fmin would; the
 // library's fmin is a call here).
 static double tracks_end(const pbd_tracks *t, const uint32_t *a, int na, const uint32_t *b, int nb)
@@ -291,9 +316,12 @@ static void try_vt(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t q, uint32
 	double d = sqrt(pbd_point_triangle_distance2(pq, p0, p1, p2, bary));
 	if (!(d <= thickness + beyond))
 		return;
+	beyond = reach + tolerance;  // what the tracks' distance may exceed the thickness by
+	const double one = 1.0;
+	if (oq == ot && d - close > kept_at_most(w, oq, thickness, &q, &one, 1, t, bary, 3) + beyond)
+		return;
 	pbd_d3 closest = d3_add(d3_add(d3_scale(p0, bary[0]), d3_scale(p1, bary[1])), d3_scale(p2, bary[2]));
 	double apart = tracks_apart(tr, &q, 1, t, 3, w->time, d, close, pq, closest);
-	beyond = reach + tolerance;  // what the tracks' distance may exceed the thickness by
 	if (!(apart <= thickness + beyond))
 		return;
 	if (close > 0.0 && !tracks_near(tr, &q, 1, t, 3, w->time, thickness + (float)tolerance))
@@ -348,9 +376,12 @@ static void try_ee(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, uint32
 	double d = sqrt(pbd_segment_segment_distance2(a0, a1, b0, b1, &s, &u));
 	if (!(d <= thickness + beyond))
 		return;
+	beyond = slacks;  // what the tracks' distance may exceed the thickness by
+	const double wa[2] = {1.0 - s, s}, wb[2] = {1.0 - u, u};
+	if (oa == ob && d - close > kept_at_most(w, oa, thickness, ea, wa, 2, eb, wb, 2) + beyond)
+		return;
 	double apart = tracks_apart(tr, ea, 2, eb, 2, w->time, d, close, d3_mad(a0, d3_sub(a1, a0), s),
 				    d3_mad(b0, d3_sub(b1, b0), u));
-	beyond = slacks;  // what the tracks' distance may exceed the thickness by
 	if (!(apart <= thickness + beyond))
 		return;
 	if (close > 0.0 && !tracks_near(tr, ea, 2, eb, 2, w->time, thickness))
