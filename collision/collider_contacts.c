@@ -201,12 +201,7 @@ static pbd_body_extent span_of(const pbd_world *w, int first, int count)
 	_mm_storeu_ps(f, far[0]);
 	nan = (_mm_movemask_ps(unordered) & 7) != 0;
 	lo = v3(l[0], l[1], l[2]), hi = v3(h[0], h[1], h[2]), travel2 = v3(f[0], f[1], f[2]);
-	__m128 r = _mm_setzero_ps();
-	for (i = 0; i + 4 <= count; i += 4)
-		r = _mm_max_ps(r, _mm_loadu_ps(radius + i));
-	float rs[4];
-	_mm_storeu_ps(rs, r);
-	widest = maxf(maxf(rs[0], rs[1]), maxf(rs[2], rs[3]));
+	i = count;
 #else
 	for (; i < count; ++i) {
 		pbd_v3 q = v3_of4(p[i]), d = v3_sub(q, v3_of4(x[i]));
@@ -215,10 +210,15 @@ static pbd_body_extent span_of(const pbd_world *w, int first, int count)
 		hi = v3(maxf(hi.x, q.x), maxf(hi.y, q.y), maxf(hi.z, q.z));
 		travel2 = v3(maxf(travel2.x, d.x * d.x), maxf(travel2.y, d.y * d.y), maxf(travel2.z, d.z * d.z));
 	}
-	i = 0;
 #endif
-	for (; i < count; ++i)
-		widest = maxf(widest, radius[i]);
+	// Every particle of a body has its body's radius (set for all of them together): the
+	// first one's is the widest. A range never spans two bodies (pbd_extents_measure).
+	if (count > 0)
+		widest = radius[0];
+#if !defined(NDEBUG)
+	for (int k = 0; k < count; ++k)
+		PBD_ASSERT(radius[k] == widest);
+#endif
 	if (nan)
 		return (pbd_body_extent){{v3(-INFINITY, -INFINITY, -INFINITY), v3(INFINITY, INFINITY, INFINITY)}, INFINITY,
 					 widest};
@@ -305,7 +305,7 @@ static pbd_body_extent empty_extent(void)
 bool pbd_extents_begin(pbd_world *w)
 {
 	pbd_collider_contacts *cc = &w->collider_contacts;
-	cc->measured = false;
+	cc->measured = cc->predicted = false;
 	if (!any_live_collider(w) || w->bodies.capacity == 0)
 		return false;
 	int need = w->worker_count * w->bodies.capacity;
@@ -350,6 +350,50 @@ void pbd_extents_finish(pbd_world *w)
 		e.travel = sqrtf(e.travel) * 1.0001f;
 		cc->extents[s] = e;
 	}
+	cc->measured = cc->predicted = true;
+}
+
+bool pbd_extents_begin_moved(pbd_world *w)
+{
+	pbd_collider_contacts *cc = &w->collider_contacts;
+	cc->measured = false;
+	if (!cc->predicted)
+		return false;
+	int need = w->worker_count * w->bodies.capacity;
+	for (int k = 0; k < need; ++k)
+		cc->partial[k] = empty_extent();
+	return true;
+}
+
+void pbd_extents_moved(pbd_world *w, int worker, int start, int end, float motion2)
+{
+	while (start < end) {
+		int slot = (int)w->particles.owner[start];
+		const pbd_body *body = &w->bodies.slots[slot];
+		pbd_body_extent *share = &w->collider_contacts.partial[worker * w->bodies.capacity + slot];
+		if (!(motion2 <= share->travel))  // longer, or not finite
+			share->travel = motion2 == motion2 ? motion2 : INFINITY;
+		start = mini(end, body->first + body->count);
+	}
+}
+
+void pbd_extents_finish_moved(pbd_world *w)
+{
+	pbd_collider_contacts *cc = &w->collider_contacts;
+	for (int s = 0; s < w->bodies.capacity; ++s) {
+		if (!w->bodies.slots[s].live)
+			continue;
+		float motion2 = 0.0f;
+		for (int k = 0; k < w->worker_count; ++k)
+			motion2 = maxf(motion2, cc->partial[k * w->bodies.capacity + s].travel);
+		pbd_body_extent e = cc->extents[s];
+		float motion = sqrtf(motion2) * 1.0001f, grow = (e.travel + motion) * 1.0001f;
+		e.box.lo = v3(e.box.lo.x - grow, e.box.lo.y - grow, e.box.lo.z - grow);
+		e.box.hi = v3(e.box.hi.x + grow, e.box.hi.y + grow, e.box.hi.z + grow);
+		e.travel = motion;
+		cc->extents[s] = e;
+	}
+	cc->predicted = false;
 	cc->measured = true;
 }
 

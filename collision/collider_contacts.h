@@ -34,6 +34,7 @@ typedef struct pbd_collider_contacts {
 	pbd_body_extent *partial;
 	int partial_capacity;
 	bool measured;            // the extents are the particles' as they are now
+	bool predicted;           // the extents were measured after this substep's prediction
 } pbd_collider_contacts;
 
 // Particles per piece of a measuring pass: the pass moves a piece, then measures it while it
@@ -47,6 +48,17 @@ bool pbd_extents_begin(pbd_world *world);
 void pbd_extents_measure(pbd_world *world, int worker, int start, int end);
 // After the pass: the extents of every live cloth, for the next search.
 void pbd_extents_finish(pbd_world *world);
+
+// A later pass of the same substep (the limit of motion) need not measure again: the
+// particles lie within their longest motion x -> p of where they started, and those starts
+// within the measured travel of the predicted box. It clears the shares (whether the
+// prediction was measured: false, and the search measures on its own), records the largest
+// squared motion of particles start .. end - 1 (INFINITY when one is not finite), and
+// finishes with the predicted extents grown by it. The whole-cloth test only culls: a box a
+// few motions wider passes the same cloths over.
+bool pbd_extents_begin_moved(pbd_world *world);
+void pbd_extents_moved(pbd_world *world, int worker, int start, int end, float motion2);
+void pbd_extents_finish_moved(pbd_world *world);
 
 // The particle-collider pairs that may touch this substep; false when out of memory.
 bool pbd_collider_contacts_find(pbd_world *world);

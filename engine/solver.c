@@ -9,7 +9,7 @@
 //                find pairs       new tracks and pairs for particles that left their tracks
 //                find collider contacts
 //                passes           `iterations` x (constraints; self contacts; collider contacts)
-//                limit motion, push off colliders (the limit's pass measures the cloths for it)
+//                limit motion, push off colliders (the limit's pass bounds where the cloths are)
 //                carry, find pairs again, guard   no crossing of the motion x -> p lands (the
 //                                 guard asks for pairs again while it leaves particles off their tracks)
 //                update           v from the motion; x = p
@@ -22,6 +22,9 @@
 #include <string.h>
 #include <time.h>
 
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 #include "air.h"
 #include "damping.h"
 #include "step.h"
@@ -208,44 +211,85 @@ static void project(pbd_world *w, float inv_h2, int pass, int passes)
 // Motion within one substep stays within PBD_MAX_SPEED too: contacts and constraints of
 // extreme inputs (a thickness of kilometres, thousands of substeps) could otherwise push
 // particles ever further, until products of lengths overflow. Each motion x -> p is only
-// shortened along itself, before the guard sweeps it. On the way the pass measures the
-// cloths' extents for the collider search that follows.
+// shortened along itself, before the guard sweeps it. On the way the pass finds the longest
+// motion, which bounds where the cloths are for the collider search that follows
+// (pbd_extents_begin_moved).
 typedef struct limit_job {
 	pbd_world *w;
 	float h;
 	bool measure;
 } limit_job;
 
-static void limit_motion_piece(const void *context, int start, int end)
+// Particle i's motion shortened to `reach` when longer (not pinned ones: they follow their pins).
+static void limit_one_motion(pbd_world *w, int i, float reach)
 {
-	const limit_job *job = context;
+	if (w->particles.pinned[i])
+		return;
+	pbd_v3 x = v3_of4(w->particles.x[i]), d = v3_sub(v3_of4(w->particles.p[i]), x);
+	double d2 = v3_dot_d(d, d);
+	if (d2 > (double)reach * reach)
+		v4_set3(&w->particles.p[i], v3_mad(x, d, (float)(reach / sqrt(d2))));
+}
+
+// Returns the longest squared motion of the piece before the limit (INFINITY when one is not
+// finite), pinned particles' too. Most motions are far within the limit, which the squares in
+// float tell; the others are looked at in double.
+static float limit_motion_piece(const limit_job *job, int start, int end)
+{
 	pbd_world *w = job->w;
-	float reach = PBD_MAX_SPEED * job->h;
-	double reach2 = (double)reach * reach;
-	for (int i = start; i < end; ++i) {
-		if (w->particles.pinned[i])
-			continue;
-		pbd_v3 x = v3_of4(w->particles.x[i]), d = v3_sub(v3_of4(w->particles.p[i]), x);
-		if (v3_len2(d) < 0.5f * reach * reach)  // far within, in float: most particles
-			continue;
-		double d2 = v3_dot_d(d, d);
-		if (d2 > reach2)
-			v4_set3(&w->particles.p[i], v3_mad(x, d, (float)(reach / sqrt(d2))));
+	float reach = PBD_MAX_SPEED * job->h, within = 0.5f * reach * reach, longest = 0.0f;
+	const pbd_v4 *p = w->particles.p, *x = w->particles.x;
+	int i = start;
+	bool unordered = false;
+#if defined(__SSE2__)
+	// Four particles at a time: their motions' squares side by side.
+	__m128 most = _mm_setzero_ps(), bad = _mm_setzero_ps(), limit = _mm_set1_ps(within);
+	for (; i + 4 <= end; i += 4) {
+		__m128 d0 = _mm_sub_ps(_mm_loadu_ps(&p[i].x), _mm_loadu_ps(&x[i].x));
+		__m128 d1 = _mm_sub_ps(_mm_loadu_ps(&p[i + 1].x), _mm_loadu_ps(&x[i + 1].x));
+		__m128 d2 = _mm_sub_ps(_mm_loadu_ps(&p[i + 2].x), _mm_loadu_ps(&x[i + 2].x));
+		__m128 d3 = _mm_sub_ps(_mm_loadu_ps(&p[i + 3].x), _mm_loadu_ps(&x[i + 3].x));
+		d0 = _mm_mul_ps(d0, d0), d1 = _mm_mul_ps(d1, d1), d2 = _mm_mul_ps(d2, d2), d3 = _mm_mul_ps(d3, d3);
+		_MM_TRANSPOSE4_PS(d0, d1, d2, d3);  // rows: x^2, y^2, z^2 and w^2 of the four
+		__m128 len2 = _mm_add_ps(_mm_add_ps(d0, d1), d2);
+		most = _mm_max_ps(most, len2);
+		bad = _mm_or_ps(bad, _mm_cmpunord_ps(len2, len2));
+		int near = _mm_movemask_ps(_mm_cmpnlt_ps(len2, limit));  // not far within (or not finite)
+		for (; near; near &= near - 1)
+			limit_one_motion(w, i + __builtin_ctz((unsigned)near), reach);
 	}
+	float m[4];
+	_mm_storeu_ps(m, most);
+	longest = maxf(maxf(m[0], m[1]), maxf(m[2], m[3]));
+	unordered = _mm_movemask_ps(bad) != 0;
+#endif
+	for (; i < end; ++i) {
+		float len2 = v3_len2(v3_sub(v3_of4(p[i]), v3_of4(x[i])));
+		unordered |= len2 != len2;
+		longest = maxf(longest, len2);
+		if (!(len2 < within))
+			limit_one_motion(w, i, reach);
+	}
+	return unordered ? INFINITY : longest;
 }
 
 static void limit_motion_range(int start, int end, int worker, void *context)
 {
 	const limit_job *job = context;
-	in_pieces(job->w, worker, start, end, job->measure, limit_motion_piece, job);
+	for (int first = start; first < end; first += PBD_EXTENT_PIECE) {
+		int stop = mini(end, first + PBD_EXTENT_PIECE);
+		float longest = limit_motion_piece(job, first, stop);
+		if (job->measure)
+			pbd_extents_moved(job->w, worker, first, stop, longest);
+	}
 }
 
 static void limit_motion(pbd_world *w, float h, bool measure)
 {
-	limit_job job = {w, h, measure && pbd_extents_begin(w)};
+	limit_job job = {w, h, measure && pbd_extents_begin_moved(w)};
 	pbd_parallel_for(w, limit_motion_range, w->particles.count, PBD_PARTICLES_PER_RANGE, &job);
 	if (job.measure)
-		pbd_extents_finish(w);
+		pbd_extents_finish_moved(w);
 }
 
 typedef struct update_job {
@@ -462,7 +506,7 @@ static void project_passes(pbd_world *w, pbd_step_context *ctx)
 		RUN_STAGES(w, ctx, pass_stages);
 }
 
-// Every motion within PBD_MAX_SPEED; the pass measures where the cloths are for the push below.
+// Every motion within PBD_MAX_SPEED; the pass bounds where the cloths are for the push below.
 static void limit_particle_motion(pbd_world *w, pbd_step_context *ctx)
 {
 	limit_motion(w, ctx->h, true);
@@ -564,7 +608,7 @@ static const step_stage step_begin_stages[] = {
 //  - pairs are found again only for particles that left their tracks (collision/pairs.h), and
 //    collider contacts are found before the passes that solve them;
 //  - the passes project constraints, then self contacts, then collider contacts;
-//  - after the passes, every motion is kept below PBD_MAX_SPEED (a pass that also measures
+//  - after the passes, every motion is kept below PBD_MAX_SPEED (a pass that also bounds
 //    where the cloths are), particles the projection dragged into colliders are pushed off,
 //    and the guard sweeps each motion x -> p so that no crossing lands (with the pairs it
 //    needs, and starts a moving collider swept carried);
