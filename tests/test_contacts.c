@@ -339,38 +339,98 @@ static float test_random(uint32_t *state)
 	return (float)(*state >> 8) / 16777216.0f;
 }
 
-static int collider_search_keeps_every_reachable_particle(void)
+// A world of a floor, a sphere of radius 0.1 m and a 6 x 6 cloth 0.2 m wide, stepped once (every
+// array in place); rest: each vertex's offset from the first. NULL on failure.
+static pbd_world *collider_search_world(pbd_v3 rest[64], int *n)
 {
 	pbd_world *w = test_world_vacuum();
-	CHECK(w);
-	pbd_collider_def plane = pbd_collider_def_default();
-	pbd_collider_def ball = pbd_collider_def_default();
+	pbd_collider_def plane = pbd_collider_def_default(), ball = pbd_collider_def_default();
 	ball.type = PBD_SHAPE_SPHERE;
 	ball.radius = 0.1f;
 	pbd_collider_id ids[2];
-	CHECK_OK(pbd_collider_create(w, &plane, &ids[0]));
-	CHECK_OK(pbd_collider_create(w, &ball, &ids[1]));
 	pbd_cloth_def d = pbd_cloth_def_default();
 	d.grid.res_x = d.grid.res_y = 6;
 	d.grid.width = d.grid.height = 0.2f;
 	pbd_cloth_id cloth;
-	CHECK_OK(pbd_cloth_create(w, &d, &cloth));
-	CHECK_OK(pbd_world_step(w, kDt));  // every array in place
-	int n = w->particles.count, listed_total = 0, expected_total = 0;
-	pbd_v3 rest[64];
-	CHECK(n <= 64);
-	for (int i = 0; i < n; ++i)
+	if (!w || pbd_collider_create(w, &plane, &ids[0]) != PBD_OK || pbd_collider_create(w, &ball, &ids[1]) != PBD_OK ||
+	    pbd_cloth_create(w, &d, &cloth) != PBD_OK || pbd_world_step(w, kDt) != PBD_OK || w->particles.count > 64) {
+		pbd_world_destroy(w);
+		return NULL;
+	}
+	*n = w->particles.count;
+	for (int i = 0; i < *n; ++i)
 		rest[i] = v3_sub(v3_of4(w->particles.x[i]), v3_of4(w->particles.x[0]));
+	return w;
+}
+
+// Both colliders live again (as the world's own bookkeeping expects), then the world is gone.
+static void close_collider_search_world(pbd_world *w)
+{
+	w->colliders.slots[0].live = w->colliders.slots[1].live = true;
+	pbd_world_destroy(w);
+}
+
+// Where the cloth's first vertex lands (up to 0.6 m above `lowest`) and the motion that brought
+// it there (up to 0.1 m along each axis; each particle has come a random share of it).
+static void random_placement(uint32_t *seed, float lowest, pbd_v3 *at, pbd_v3 *motion)
+{
+	*at = v3(0.6f * (test_random(seed) - 0.5f), 0.6f * test_random(seed) + lowest, 0.6f * (test_random(seed) - 0.5f));
+	*motion = v3(0.2f * (test_random(seed) - 0.5f), 0.2f * (test_random(seed) - 0.5f),
+		     0.2f * (test_random(seed) - 0.5f));
+}
+
+// One collider at a time: the floor, or the sphere moving up to 15 cm somewhere near the
+// cloth's path.
+static pbd_collider *place_collider(pbd_world *w, bool sphere, uint32_t *seed)
+{
+	w->colliders.slots[0].live = !sphere;
+	w->colliders.slots[1].live = sphere;
+	pbd_collider *c = &w->colliders.slots[sphere ? 1 : 0];
+	pbd_pose start = {v3(0.3f * (test_random(seed) - 0.5f), 0.3f * test_random(seed), 0.0f), {0, 0, 0, 1}};
+	pbd_pose end = {v3_add(start.p, v3(0.0f, 0.3f * (test_random(seed) - 0.5f), 0.0f)), start.q};
+	if (!sphere)
+		start = end = (pbd_pose){v3(0, 0, 0), {0, 0, 0, 1}};
+	c->sub_start = start;
+	c->sub_end = end;
+	return c;
+}
+
+// Every particle whose p (as the search left it: a sphere's sweep may have moved it back along
+// its path) lies within its radius plus its motion (`travel`, as it was) of collider c's
+// surface, a little inside that reach, is listed. Sets `reachable` (a bit per particle) and
+// adds their count to *total.
+static int reachable_are_listed(const pbd_world *w, const pbd_collider *c, const float *travel, int n, int trial,
+				uint64_t *reachable, int *total)
+{
+	*reachable = 0;
+	for (int i = 0; i < n; ++i) {
+		pbd_v3 p = v3_of4(w->particles.p[i]), normal;
+		float sd = pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, p, &normal);
+		if (sd > w->particles.radius[i] + travel[i] - 1e-4f)
+			continue;
+		*reachable |= 1ull << i;
+		(*total)++;
+		bool listed = false;
+		for (int k = 0; k < w->collider_contacts.count; ++k)
+			listed |= w->collider_contacts.items[k].particle == (uint32_t)i;
+		if (!listed)
+			fprintf(stderr, "trial %d: particle %d at %.4f of the %s, reach %.4f, not listed\n", trial, i, sd,
+				c->shape.type == PBD_SHAPE_SPHERE ? "sphere" : "plane", w->particles.radius[i] + travel[i]);
+		CHECK(listed);
+	}
+	return 0;
+}
+
+static int collider_search_keeps_every_reachable_particle(void)
+{
+	pbd_v3 rest[64];
+	int n = 0, listed_total = 0, expected_total = 0;
+	pbd_world *w = collider_search_world(rest, &n);
+	CHECK(w);
 	uint32_t seed = 12345u;
 	for (int trial = 0; trial < 4000; ++trial) {
-		// One collider at a time: the sphere's centre somewhere near the cloth's path.
-		bool sphere = trial % 2 == 1;
-		w->colliders.slots[0].live = !sphere;
-		w->colliders.slots[1].live = sphere;
-		pbd_v3 at = v3(0.6f * (test_random(&seed) - 0.5f), 0.6f * test_random(&seed) - 0.1f,
-			       0.6f * (test_random(&seed) - 0.5f));
-		pbd_v3 motion = v3(0.2f * (test_random(&seed) - 0.5f), 0.2f * (test_random(&seed) - 0.5f),
-				   0.2f * (test_random(&seed) - 0.5f));
+		pbd_v3 at, motion;
+		random_placement(&seed, -0.1f, &at, &motion);
 		float travel[64];
 		for (int i = 0; i < n; ++i) {
 			pbd_v3 p = v3_add(at, rest[i]), x = v3_sub(p, v3_scale(motion, test_random(&seed)));
@@ -378,36 +438,16 @@ static int collider_search_keeps_every_reachable_particle(void)
 			v4_set3(&w->particles.x[i], x);
 			travel[i] = v3_len(v3_sub(p, x));
 		}
-		pbd_collider *c = &w->colliders.slots[sphere ? 1 : 0];
-		pbd_pose start = {v3(0.3f * (test_random(&seed) - 0.5f), 0.3f * test_random(&seed), 0.0f), {0, 0, 0, 1}};
-		pbd_pose end = {v3_add(start.p, v3(0.0f, 0.3f * (test_random(&seed) - 0.5f), 0.0f)), start.q};
-		if (!sphere)
-			start = end = (pbd_pose){v3(0, 0, 0), {0, 0, 0, 1}};
-		c->sub_start = start;
-		c->sub_end = end;
+		pbd_collider *c = place_collider(w, trial % 2 == 1, &seed);
 		CHECK(pbd_collider_contacts_find(w));
-		for (int i = 0; i < n; ++i) {
-			// p as the search left it (a sphere's sweep may have moved it back along its
-			// path), and the motion as it was.
-			pbd_v3 p = v3_of4(w->particles.p[i]), normal;
-			float sd = pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, p, &normal);
-			if (sd > w->particles.radius[i] + travel[i] - 1e-4f)
-				continue;
-			expected_total++;
-			bool listed = false;
-			for (int k = 0; k < w->collider_contacts.count; ++k)
-				listed |= w->collider_contacts.items[k].particle == (uint32_t)i;
-			if (!listed)
-				fprintf(stderr, "trial %d: particle %d at %.4f of the %s, reach %.4f, not listed\n", trial, i,
-					sd, sphere ? "sphere" : "plane", w->particles.radius[i] + travel[i]);
-			CHECK(listed);
-		}
+		uint64_t reachable;
+		if (reachable_are_listed(w, c, travel, n, trial, &reachable, &expected_total))
+			return 1;
 		listed_total += w->collider_contacts.count;
 	}
 	fprintf(stderr, "%d particles within reach, all listed (%d contacts listed)\n", expected_total, listed_total);
 	CHECK(expected_total > 1000);  // the placements did reach the colliders
-	w->colliders.slots[0].live = w->colliders.slots[1].live = true;
-	pbd_world_destroy(w);
+	close_collider_search_world(w);
 	return 0;
 }
 
@@ -418,43 +458,16 @@ static int collider_search_keeps_every_reachable_particle(void)
 // to 1 m, towards anywhere (a constraint pulling a vertex into the collider).
 static int collider_search_after_the_passes_keeps_every_reachable_particle(void)
 {
-	pbd_world *w = test_world_vacuum();
-	CHECK(w);
-	pbd_collider_def plane = pbd_collider_def_default();
-	pbd_collider_def ball = pbd_collider_def_default();
-	ball.type = PBD_SHAPE_SPHERE;
-	ball.radius = 0.1f;
-	pbd_collider_id ids[2];
-	CHECK_OK(pbd_collider_create(w, &plane, &ids[0]));
-	CHECK_OK(pbd_collider_create(w, &ball, &ids[1]));
-	pbd_cloth_def d = pbd_cloth_def_default();
-	d.grid.res_x = d.grid.res_y = 6;
-	d.grid.width = d.grid.height = 0.2f;
-	pbd_cloth_id cloth;
-	CHECK_OK(pbd_cloth_create(w, &d, &cloth));
-	CHECK_OK(pbd_world_step(w, kDt));
-	int n = w->particles.count, expected_total = 0, dragged_in = 0;
 	pbd_v3 rest[64];
-	CHECK(n <= 64);
-	for (int i = 0; i < n; ++i)
-		rest[i] = v3_sub(v3_of4(w->particles.x[i]), v3_of4(w->particles.x[0]));
+	int n = 0, expected_total = 0, dragged_in = 0;
+	pbd_world *w = collider_search_world(rest, &n);
+	CHECK(w);
 	uint32_t seed = 987u;
 	for (int trial = 0; trial < 4000; ++trial) {
-		bool sphere = trial % 2 == 1;
-		w->colliders.slots[0].live = !sphere;
-		w->colliders.slots[1].live = sphere;
-		pbd_collider *c = &w->colliders.slots[sphere ? 1 : 0];
-		pbd_pose start = {v3(0.3f * (test_random(&seed) - 0.5f), 0.3f * test_random(&seed), 0.0f), {0, 0, 0, 1}};
-		pbd_pose end = {v3_add(start.p, v3(0.0f, 0.3f * (test_random(&seed) - 0.5f), 0.0f)), start.q};
-		if (!sphere)
-			start = end = (pbd_pose){v3(0, 0, 0), {0, 0, 0, 1}};
-		c->sub_start = start;
-		c->sub_end = end;
+		pbd_collider *c = place_collider(w, trial % 2 == 1, &seed);
 		// The prediction, measured as predict() does, and the search before the passes.
-		pbd_v3 at = v3(0.6f * (test_random(&seed) - 0.5f), 0.6f * test_random(&seed) + 0.05f,
-			       0.6f * (test_random(&seed) - 0.5f));
-		pbd_v3 motion = v3(0.2f * (test_random(&seed) - 0.5f), 0.2f * (test_random(&seed) - 0.5f),
-				   0.2f * (test_random(&seed) - 0.5f));
+		pbd_v3 at, motion;
+		random_placement(&seed, 0.05f, &at, &motion);
 		pbd_v3 x[64];
 		for (int i = 0; i < n; ++i) {
 			pbd_v3 p = v3_add(at, rest[i]);
@@ -482,27 +495,15 @@ static int collider_search_after_the_passes_keeps_every_reachable_particle(void)
 		pbd_extents_moved(w, 0, 0, n, longest);
 		pbd_extents_finish_moved(w);
 		CHECK(pbd_collider_contacts_find(w));
-		for (int i = 0; i < n; ++i) {
-			pbd_v3 p = v3_of4(w->particles.p[i]), normal;
-			float sd = pbd_shape_signed_distance(&c->shape, c->sub_end.p, c->sub_end.q, p, &normal);
-			if (sd > w->particles.radius[i] + travel[i] - 1e-4f)
-				continue;
-			expected_total++;
-			dragged_in += i == dragged;
-			bool listed = false;
-			for (int k = 0; k < w->collider_contacts.count; ++k)
-				listed |= w->collider_contacts.items[k].particle == (uint32_t)i;
-			if (!listed)
-				fprintf(stderr, "trial %d: particle %d at %.4f of the %s, reach %.4f, not listed\n", trial, i,
-					sd, sphere ? "sphere" : "plane", w->particles.radius[i] + travel[i]);
-			CHECK(listed);
-		}
+		uint64_t reachable;
+		if (reachable_are_listed(w, c, travel, n, trial, &reachable, &expected_total))
+			return 1;
+		dragged_in += (int)(reachable >> dragged & 1u);
 	}
 	fprintf(stderr, "%d particles within reach after the passes (%d dragged there), all listed\n", expected_total,
 		dragged_in);
 	CHECK(expected_total > 1000 && dragged_in > 200);  // the drags did reach the colliders
-	w->colliders.slots[0].live = w->colliders.slots[1].live = true;
-	pbd_world_destroy(w);
+	close_collider_search_world(w);
 	return 0;
 }
 
