@@ -413,6 +413,18 @@ void pbd_extents_finish_moved(pbd_world *w)
 	cc->measured = true;
 }
 
+// A pass measured before the topology was brought up to date (find pairs, after the
+// prediction), which sets every particle's radius anew when a cloth's thickness changed: the
+// extents take the radii the contacts use.
+static void refresh_radii(pbd_world *w)
+{
+	for (int s = 0; s < w->bodies.capacity; ++s) {
+		const pbd_body *body = &w->bodies.slots[s];
+		if (body->live && body->count > 0)
+			w->collider_contacts.extents[s].radius = w->particles.radius[body->first];
+	}
+}
+
 bool pbd_collider_contacts_find(pbd_world *w)
 {
 	w->collider_contacts.count = 0;
@@ -424,6 +436,8 @@ bool pbd_collider_contacts_find(pbd_world *w)
 	w->collider_contacts.measured = false;
 	if (!measured && !measure_cloths(w))
 		return false;
+	if (measured)
+		refresh_radii(w);
 	for (int ci = 0; ci < w->colliders.capacity; ++ci) {
 		const pbd_collider *c = &w->colliders.slots[ci];
 		if (!c->live)

@@ -125,13 +125,21 @@ static double kept_at_most(const pbd_world *w, uint32_t owner, float thickness, 
 		rb[k] = rest[b[k]];
 	if (!(gap_along_axes(ra, na, rb, nb) < thickness / REST_FOLD))
 		return INFINITY;
+	double corners = rest_corner_bound(ra, na, rb, nb);
+	// Points of the rest primitives only for weights of points on them: a sliver's closest
+	// point now can have weights rounded far outside [0, 1].
 	pbd_d3 pa = {0, 0, 0}, pb = {0, 0, 0};
-	for (int j = 0; j < na; ++j)
+	bool on = true;
+	for (int j = 0; j < na; ++j) {
+		on = on && wa[j] >= 0.0 && wa[j] <= 1.0;
 		pa = d3_add(pa, d3_scale(d3_of(ra[j]), wa[j]));
-	for (int k = 0; k < nb; ++k)
+	}
+	for (int k = 0; k < nb; ++k) {
+		on = on && wb[k] >= 0.0 && wb[k] <= 1.0;
 		pb = d3_add(pb, d3_scale(d3_of(rb[k]), wb[k]));
-	double there = sqrt(d3_len2(d3_sub(pa, pb))) * (1.0 + 1e-9);
-	return kept_distance(body(w, owner), thickness, fmin(there, rest_corner_bound(ra, na, rb, nb)));
+	}
+	double there = on ? sqrt(d3_len2(d3_sub(pa, pb))) * (1.0 + 1e-9) : INFINITY;
+	return kept_distance(body(w, owner), thickness, fmin(there, corners));
 }
 
 // When the first of two sets of tracks runs out (a NaN is passed over, as fmin would; the

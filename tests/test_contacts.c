@@ -507,6 +507,51 @@ static int collider_search_after_the_passes_keeps_every_reachable_particle(void)
 	return 0;
 }
 
+// A cloth whose thickness grew is kept off a collider from the next step on: the collider
+// searches take the radii the topology sets after the prediction measured the cloth. Flat and
+// still 2 cm above the floor, without gravity, one substep a step: 1 cm thick it does not
+// touch; 6 cm thick it is pushed up to 3 cm in the first step.
+static float lowest_y(const pbd_world *w, pbd_cloth_id cloth)
+{
+	int n = 0;
+	const float *x = pbd_cloth_positions(w, cloth, &n);
+	float low = INFINITY;
+	for (int i = 0; i < n; ++i)
+		low = fminf(low, x[3 * i + 1]);
+	return low;
+}
+
+static int thicker_cloth_is_kept_off_at_once(void)
+{
+	pbd_world_def wd = pbd_world_def_default();
+	wd.settings.gravity[1] = 0.0f;
+	wd.settings.air_density = 0.0f;
+	wd.settings.substeps = 1;  // the step's first substep must see the new radius
+	pbd_world *w = NULL;
+	CHECK_OK(pbd_world_create(&wd, &w));
+	pbd_collider_def floor = pbd_collider_def_default();
+	pbd_collider_id ground;
+	CHECK_OK(pbd_collider_create(w, &floor, &ground));
+	pbd_cloth_def d = pbd_cloth_def_default();
+	d.grid.res_x = d.grid.res_y = 8;
+	d.grid.width = d.grid.height = 0.3f;
+	d.position[1] = 0.02f;
+	d.material.thickness = 0.01f;
+	pbd_cloth_id cloth;
+	CHECK_OK(pbd_cloth_create(w, &d, &cloth));
+	CHECK_OK(pbd_world_step(w, kDt));
+	CHECK_NEAR(lowest_y(w, cloth), 0.02, 1e-4);
+	pbd_cloth_material m;
+	CHECK_OK(pbd_cloth_get_material(w, cloth, &m));
+	m.thickness = 0.06f;
+	CHECK_OK(pbd_cloth_set_material(w, cloth, &m));
+	CHECK_OK(pbd_world_step(w, kDt));
+	fprintf(stderr, "lowest vertex 2 cm up: %.4f m after the thickness grew to 6 cm\n", (double)lowest_y(w, cloth));
+	CHECK(lowest_y(w, cloth) > 0.0299f);
+	pbd_world_destroy(w);
+	return 0;
+}
+
 // A pose turned about a random axis by up to 3 radians, within 2 m of the origin sideways and
 // up to 2 m above it.
 static pbd_pose random_pose(uint32_t *seed)
@@ -971,7 +1016,7 @@ int main(int argc, char **argv)
 	static const test_case cases[] = {
 		TEST(checker_sees_crossing),  TEST(drape_no_intersections),      TEST(fold_no_intersections),
 		TEST(stack_no_intersections), TEST(twist_no_intersections), TEST(cape_no_intersections), TEST(drape_clears_sphere),         TEST(pile_rests_and_friction_steepens),
-		TEST(particles_conserve_momentum), TEST(ball_cloth_mass_ratio), TEST(kinematic_box_friction), TEST(collider_search_keeps_every_reachable_particle), TEST(collider_search_after_the_passes_keeps_every_reachable_particle), TEST(round_collider_quick_test_keeps_every_reachable_triangle), TEST(shape_distance_alone_is_the_signed_distance), TEST(within_up_answers_as_distance_up), TEST(segment_bounds_hold_the_distance), TEST(grid_finds_every_overlap), TEST(grid_reports_each_pair_once), TEST(memory_returns_after_transient), SLOW_TEST(candidate_pair_limit),
+		TEST(particles_conserve_momentum), TEST(ball_cloth_mass_ratio), TEST(kinematic_box_friction), TEST(collider_search_keeps_every_reachable_particle), TEST(collider_search_after_the_passes_keeps_every_reachable_particle), TEST(thicker_cloth_is_kept_off_at_once), TEST(round_collider_quick_test_keeps_every_reachable_triangle), TEST(shape_distance_alone_is_the_signed_distance), TEST(within_up_answers_as_distance_up), TEST(segment_bounds_hold_the_distance), TEST(grid_finds_every_overlap), TEST(grid_reports_each_pair_once), TEST(memory_returns_after_transient), SLOW_TEST(candidate_pair_limit),
 	};
 	return test_main(argc, argv, cases, (int)(sizeof cases / sizeof cases[0]));
 }
