@@ -109,37 +109,52 @@ static double rest_corner_bound(const pbd_v3 *a, int na, const pbd_v3 *b, int nb
 	return sqrt(best) * (1.0 + 1e-9);
 }
 
-// What a pair of one cloth that is near in the rest shape keeps at most (INFINITY for any other
-// pair): its rest distance is at most that of the rest points at the closest points' weights
-// now (ws of a's corners, wt of b's), and at most rest_corner_bound, and kept_distance grows with
-// it. A pair farther apart now than this (less how far its tracks close in) is farther than
-// what it keeps: it is turned away before the tracks' own tests, as it would be after them.
-static double kept_at_most(const pbd_world *w, uint32_t owner, float thickness, const uint32_t *a, const double *wa,
-			   int na, const uint32_t *b, const double *wb, int nb)
+// A pair of one cloth closer than thickness / REST_FOLD along every axis in the rest shape
+// keeps less than the thickness (kept_distance): its rest corners, and their bound.
+typedef struct rest_pair {
+	bool near;
+	pbd_v3 a[3], b[3];
+	double corners;  // rest_corner_bound
+} rest_pair;
+
+static rest_pair rest_pair_of(const pbd_world *w, bool one_cloth, float thickness, const uint32_t *a, int na,
+			      const uint32_t *b, int nb)
 {
+	rest_pair r = {.near = false};
+	if (!one_cloth)
+		return r;
 	const pbd_v3 *rest = w->particles.rest;
-	pbd_v3 ra[3], rb[3];
 	for (int j = 0; j < na; ++j)
-		ra[j] = rest[a[j]];
+		r.a[j] = rest[a[j]];
 	for (int k = 0; k < nb; ++k)
-		rb[k] = rest[b[k]];
-	if (!(gap_along_axes(ra, na, rb, nb) < thickness / REST_FOLD))
-		return INFINITY;
-	double corners = rest_corner_bound(ra, na, rb, nb);
-	// Points of the rest primitives only for weights of points on them: a sliver's closest
-	// point now can have weights rounded far outside [0, 1].
+		r.b[k] = rest[b[k]];
+	r.near = gap_along_axes(r.a, na, r.b, nb) < thickness / REST_FOLD;
+	if (r.near)
+		r.corners = rest_corner_bound(r.a, na, r.b, nb);
+	return r;
+}
+
+// What a near pair keeps at most: its rest distance is at most that of the rest points at the
+// closest points' weights now (wa of a's corners, wb of b's), and at most the corners' bound,
+// and kept_distance grows with it. A pair farther apart now than this (less how far its tracks
+// close in) is farther than what it keeps: it is turned away before the tracks' own tests, as
+// it would be after them. The weights count only when they are those of points on the
+// primitives: a sliver's closest point now can have weights rounded far outside [0, 1].
+static double kept_at_most(const pbd_body *body, float thickness, const rest_pair *r, const double *wa, int na,
+			   const double *wb, int nb)
+{
 	pbd_d3 pa = {0, 0, 0}, pb = {0, 0, 0};
 	bool on = true;
 	for (int j = 0; j < na; ++j) {
 		on = on && wa[j] >= 0.0 && wa[j] <= 1.0;
-		pa = d3_add(pa, d3_scale(d3_of(ra[j]), wa[j]));
+		pa = d3_add(pa, d3_scale(d3_of(r->a[j]), wa[j]));
 	}
 	for (int k = 0; k < nb; ++k) {
 		on = on && wb[k] >= 0.0 && wb[k] <= 1.0;
-		pb = d3_add(pb, d3_scale(d3_of(rb[k]), wb[k]));
+		pb = d3_add(pb, d3_scale(d3_of(r->b[k]), wb[k]));
 	}
 	double there = on ? sqrt(d3_len2(d3_sub(pa, pb))) * (1.0 + 1e-9) : INFINITY;
-	return kept_distance(body(w, owner), thickness, fmin(there, corners));
+	return kept_distance(body, thickness, fmin(there, r->corners));
 }
 
 // When the first of two sets of tracks runs out (a NaN is passed over, as fmin would; the
@@ -298,15 +313,11 @@ static void try_vt(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t q, uint32
 	uint32_t oq = w->particles.owner[q], ot = w->topology.tri_owner[tri];
 	if (oq == ot && !body(w, ot)->material.self_collision)
 		return;
-	const uint32_t quad[4] = {q, t[0], t[1], t[2]};
-	if (all_kinematic(w, quad, 4))
-		return;
 	float thickness = w->particles.radius[q] + w->particles.radius[t[0]];
 	if (thickness <= 1e-7f)
 		return;
 	const pbd_tracks *tr = &w->pairs.tracks;
 	pbd_v3 xq = tr->from[q], xt[3] = {tr->from[t[0]], tr->from[t[1]], tr->from[t[2]]};
-	double close = closing(tr, &q, 1, t, 3, w->time);
 	double reach = (double)tr->slack[q] + max_slack(tr, t, 3);
 	// The solver also acts on a vertex a little past the triangle's edges (a barycentric
 	// tolerance of 0.02: at most that share of the longest edge).
@@ -314,8 +325,15 @@ static void try_vt(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t q, uint32
 			    fmax(v3_dot_d(v3_sub(xt[2], xt[1]), v3_sub(xt[2], xt[1])),
 				 v3_dot_d(v3_sub(xt[0], xt[2]), v3_sub(xt[0], xt[2]))));
 	double tolerance = 0.025 * sqrt(edge2);
+	// The gap first against the tracks' travels (which bound how far they close in, as in
+	// try_ee), then against how far they really close in.
+	float gap = gap_along_axes(&xq, 1, xt, 3);
+	const float *travel = w->pairs.travel;
+	if (gap > thickness + reach + tolerance + ((double)travel[q] + max_travel(travel, t, 3)))
+		return;
+	double close = closing(tr, &q, 1, t, 3, w->time);
 	double beyond = close + reach + tolerance;  // what the distance now may exceed the thickness by
-	if (gap_along_axes(&xq, 1, xt, 3) > thickness + beyond)
+	if (gap > thickness + beyond)
 		return;
 	// The distance before the tracks' boxes: it turns away most of the pairs the boxes let
 	// through, and a pair must pass both.
@@ -326,7 +344,11 @@ static void try_vt(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t q, uint32
 		return;
 	beyond = reach + tolerance;  // what the tracks' distance may exceed the thickness by
 	const double one = 1.0;
-	if (oq == ot && d - close > kept_at_most(w, oq, thickness, &q, &one, 1, t, bary, 3) + beyond)
+	rest_pair rest = rest_pair_of(w, oq == ot, thickness, &q, 1, t, 3);
+	if (rest.near && d - close > kept_at_most(body(w, oq), thickness, &rest, &one, 1, bary, 3) + beyond)
+		return;
+	const uint32_t quad[4] = {q, t[0], t[1], t[2]};
+	if (all_kinematic(w, quad, 4))
 		return;
 	pbd_d3 closest = d3_add(d3_add(d3_scale(p0, bary[0]), d3_scale(p1, bary[1])), d3_scale(p2, bary[2]));
 	double apart = tracks_apart(tr, &q, 1, t, 3, w->time, d, close, pq, closest);
@@ -334,17 +356,14 @@ static void try_vt(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t q, uint32
 		return;
 	if (close > 0.0 && !tracks_near(tr, &q, 1, t, 3, w->time, thickness + (float)tolerance))
 		return;
-	if (oq == ot) {
-		const pbd_v3 *rest = w->particles.rest;
-		pbd_v3 rt[3] = {rest[t[0]], rest[t[1]], rest[t[2]]};
-		if (gap_along_axes(&rest[q], 1, rt, 3) < thickness / REST_FOLD) {
-			if (apart > kept_distance(body(w, oq), thickness, rest_corner_bound(&rest[q], 1, rt, 3)) + beyond)
-				return;
-			thickness = kept_distance(body(w, oq), thickness, sqrt(pbd_point_triangle_distance2(
-								     d3_of(rest[q]), d3_of(rt[0]), d3_of(rt[1]), d3_of(rt[2]), bary)));
-			if (thickness <= 1e-7f || apart > thickness + beyond)
-				return;
-		}
+	if (rest.near) {
+		if (apart > kept_distance(body(w, oq), thickness, rest.corners) + beyond)
+			return;
+		thickness = kept_distance(body(w, oq), thickness,
+					  sqrt(pbd_point_triangle_distance2(d3_of(rest.a[0]), d3_of(rest.b[0]), d3_of(rest.b[1]),
+									    d3_of(rest.b[2]), bary)));
+		if (thickness <= 1e-7f || apart > thickness + beyond)
+			return;
 	}
 	pbd_vt_contact pair = {q, tri, thickness, clearance_of(apart - tolerance),
 			       body(w, oq)->kind == PBD_BODY_PARTICLES};
@@ -358,9 +377,6 @@ static void try_ee(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, uint32
 		return;
 	uint32_t oa = w->topology.edge_owner[a], ob = w->topology.edge_owner[b];
 	if (oa == ob && !body(w, oa)->material.self_collision)
-		return;
-	const uint32_t quad[4] = {ea[0], ea[1], eb[0], eb[1]};
-	if (all_kinematic(w, quad, 4))
 		return;
 	float thickness = w->particles.radius[ea[0]] + w->particles.radius[eb[0]];
 	if (thickness <= 1e-7f)
@@ -378,7 +394,7 @@ static void try_ee(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, uint32
 	if (lower > thickness + slacks + ((double)max_travel(travel, ea, 2) + max_travel(travel, eb, 2)))
 		return;
 	double close = closing(tr, ea, 2, eb, 2, w->time), beyond = close + slacks;
-	if (gap_along_axes(xa, 2, xb, 2) > thickness + beyond || lower > thickness + beyond)
+	if (lower > thickness + beyond || gap_along_axes(xa, 2, xb, 2) > thickness + beyond)
 		return;
 	double s, u;
 	double d = sqrt(pbd_segment_segment_distance2(a0, a1, b0, b1, &s, &u));
@@ -386,7 +402,11 @@ static void try_ee(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, uint32
 		return;
 	beyond = slacks;  // what the tracks' distance may exceed the thickness by
 	const double wa[2] = {1.0 - s, s}, wb[2] = {1.0 - u, u};
-	if (oa == ob && d - close > kept_at_most(w, oa, thickness, ea, wa, 2, eb, wb, 2) + beyond)
+	rest_pair rest = rest_pair_of(w, oa == ob, thickness, ea, 2, eb, 2);
+	if (rest.near && d - close > kept_at_most(body(w, oa), thickness, &rest, wa, 2, wb, 2) + beyond)
+		return;
+	const uint32_t quad[4] = {ea[0], ea[1], eb[0], eb[1]};
+	if (all_kinematic(w, quad, 4))
 		return;
 	double apart = tracks_apart(tr, ea, 2, eb, 2, w->time, d, close, d3_mad(a0, d3_sub(a1, a0), s),
 				    d3_mad(b0, d3_sub(b1, b0), u));
@@ -394,18 +414,14 @@ static void try_ee(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, uint32
 		return;
 	if (close > 0.0 && !tracks_near(tr, ea, 2, eb, 2, w->time, thickness))
 		return;
-	if (oa == ob) {
-		const pbd_v3 *rest = w->particles.rest;
-		pbd_v3 ra[2] = {rest[ea[0]], rest[ea[1]]}, rb[2] = {rest[eb[0]], rest[eb[1]]};
-		if (gap_along_axes(ra, 2, rb, 2) < thickness / REST_FOLD) {
-			if (apart > kept_distance(body(w, oa), thickness, rest_corner_bound(ra, 2, rb, 2)) + beyond)
-				return;
-			thickness = kept_distance(
-				body(w, oa), thickness, sqrt(pbd_segment_segment_distance2(d3_of(ra[0]), d3_of(ra[1]), d3_of(rb[0]),
-									      d3_of(rb[1]), &s, &u)));
-			if (thickness <= 1e-7f || apart > thickness + beyond)
-				return;
-		}
+	if (rest.near) {
+		if (apart > kept_distance(body(w, oa), thickness, rest.corners) + beyond)
+			return;
+		thickness = kept_distance(body(w, oa), thickness,
+					  sqrt(pbd_segment_segment_distance2(d3_of(rest.a[0]), d3_of(rest.a[1]), d3_of(rest.b[0]),
+									     d3_of(rest.b[1]), &s, &u)));
+		if (thickness <= 1e-7f || apart > thickness + beyond)
+			return;
 	}
 	pbd_ee_contact pair = {a < b ? a : b, a < b ? b : a, thickness, clearance_of(apart)};
 	CHUNK_PUSH(chunk, ee, pair);
