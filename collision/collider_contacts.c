@@ -151,7 +151,7 @@ static bool keep_contact(pbd_world *w, const search_job *job, int i)
 
 // Particles first .. first + count - 1 of one cloth: the box around p, the square of a bound
 // on how far any of them is from its x (the per-axis largest motions, summed: never less
-// than the largest motion) and the largest radius, the margins of keep_contact's tests. Four
+// than the largest motion), the margins of keep_contact's tests. Four
 // lanes at a time (the fourth, the inverse mass, is not used). A NaN leaves the box unbounded.
 #if PBD_WIDE
 // The SSE loop of span_of on two particles per eight-lane register, which halves its work;
@@ -182,10 +182,8 @@ PBD_WIDE_FN static int span_wide(const pbd_v4 *p, const pbd_v4 *x, int count, __
 static pbd_body_extent span_of(const pbd_world *w, int first, int count)
 {
 	const pbd_v4 *p = w->particles.p + first, *x = w->particles.x + first;
-	const float *radius = w->particles.radius + first;
 	pbd_v3 lo = v3(INFINITY, INFINITY, INFINITY), hi = v3(-INFINITY, -INFINITY, -INFINITY), travel2 = v3(0, 0, 0);
 	bool nan = false;
-	float widest = 0.0f;
 	int i = 0;
 #if defined(__SSE2__)
 	// Four particles per round into four sets of running minima and maxima, which the
@@ -217,7 +215,6 @@ static pbd_body_extent span_of(const pbd_world *w, int first, int count)
 	_mm_storeu_ps(f, far[0]);
 	nan = (_mm_movemask_ps(unordered) & 7) != 0;
 	lo = v3(l[0], l[1], l[2]), hi = v3(h[0], h[1], h[2]), travel2 = v3(f[0], f[1], f[2]);
-	i = count;
 #else
 	for (; i < count; ++i) {
 		pbd_v3 q = v3_of4(p[i]), d = v3_sub(q, v3_of4(x[i]));
@@ -227,18 +224,9 @@ static pbd_body_extent span_of(const pbd_world *w, int first, int count)
 		travel2 = v3(maxf(travel2.x, d.x * d.x), maxf(travel2.y, d.y * d.y), maxf(travel2.z, d.z * d.z));
 	}
 #endif
-	// Every particle of a body has its body's radius (set for all of them together): the
-	// first one's is the widest. A range never spans two bodies (pbd_extents_measure).
-	if (count > 0)
-		widest = radius[0];
-#if !defined(NDEBUG)
-	for (int k = 0; k < count; ++k)
-		PBD_ASSERT(radius[k] == widest);
-#endif
 	if (nan)
-		return (pbd_body_extent){{v3(-INFINITY, -INFINITY, -INFINITY), v3(INFINITY, INFINITY, INFINITY)}, INFINITY,
-					 widest};
-	return (pbd_body_extent){{lo, hi}, travel2.x + travel2.y + travel2.z, widest};
+		return (pbd_body_extent){{v3(-INFINITY, -INFINITY, -INFINITY), v3(INFINITY, INFINITY, INFINITY)}, INFINITY};
+	return (pbd_body_extent){{lo, hi}, travel2.x + travel2.y + travel2.z};
 }
 
 // A whole cloth's extent, its travel a length (with a margin for the rounding of the square).
@@ -253,7 +241,8 @@ static pbd_body_extent extent_of(const pbd_world *w, const pbd_body *cloth)
 // collider: a plane below the whole box, or a finite shape whose path's box is further from
 // the cloth's box than its bound and the particles' reach. Each particle lies in the box,
 // so each is at least as far as the box is; the margin covers the rounding of the tests.
-static bool cloth_out_of_reach(const search_job *job, const pbd_body_extent *e)
+// `radius`: the cloth's, which every particle of it has (they are set together).
+static bool cloth_out_of_reach(const search_job *job, const pbd_body_extent *e, float radius)
 {
 	pbd_aabb b = e->box;
 	if (!(b.lo.x <= b.hi.x && b.lo.y <= b.hi.y && b.lo.z <= b.hi.z))
@@ -266,7 +255,7 @@ static bool cloth_out_of_reach(const search_job *job, const pbd_body_extent *e)
 		pbd_v3 low = v3(n.x >= 0.0f ? b.lo.x : b.hi.x, n.y >= 0.0f ? b.lo.y : b.hi.y, n.z >= 0.0f ? b.lo.z : b.hi.z);
 		float d = v3_dot(n, low) - job->plane_offset;
 		float margin = 2e-5f * (size + fabsf(job->plane_offset)) + 2e-6f;
-		return d - e->radius - margin > e->travel;
+		return d - radius - margin > e->travel;
 	}
 	if (!(job->bound < INFINITY))
 		return false;
@@ -278,7 +267,7 @@ static bool cloth_out_of_reach(const search_job *job, const pbd_body_extent *e)
 	float gap = maxf(maxf(path.lo.x - b.hi.x, b.lo.x - path.hi.x),
 			 maxf(maxf(path.lo.y - b.hi.y, b.lo.y - path.hi.y), maxf(path.lo.z - b.hi.z, b.lo.z - path.hi.z)));
 	float margin = 1e-5f * (size + fabsf(path.lo.x) + fabsf(path.lo.y) + fabsf(path.lo.z)) + 1e-6f;
-	return gap - margin > job->bound + e->radius + 2.0f * e->travel;
+	return gap - margin > job->bound + radius + 2.0f * e->travel;
 }
 
 // Each particle is decided on its own (the sweep moves only that particle): threads share
@@ -315,7 +304,15 @@ static bool measure_cloths(pbd_world *w)
 
 static pbd_body_extent empty_extent(void)
 {
-	return (pbd_body_extent){{v3(INFINITY, INFINITY, INFINITY), v3(-INFINITY, -INFINITY, -INFINITY)}, 0.0f, 0.0f};
+	return (pbd_body_extent){{v3(INFINITY, INFINITY, INFINITY), v3(-INFINITY, -INFINITY, -INFINITY)}, 0.0f};
+}
+
+// Every worker's share of every body slot, empty.
+static void clear_shares(pbd_world *w)
+{
+	int need = w->worker_count * w->bodies.capacity;
+	for (int k = 0; k < need; ++k)
+		w->collider_contacts.partial[k] = empty_extent();
 }
 
 bool pbd_extents_begin(pbd_world *w)
@@ -328,8 +325,7 @@ bool pbd_extents_begin(pbd_world *w)
 	if (!pbd_reserve_array(w, (void **)&cc->partial, &cc->partial_capacity, need, sizeof *cc->partial) ||
 	    !pbd_reserve_array(w, (void **)&cc->extents, &cc->extent_capacity, w->bodies.capacity, sizeof *cc->extents))
 		return false;
-	for (int k = 0; k < need; ++k)
-		cc->partial[k] = empty_extent();
+	clear_shares(w);
 	return true;
 }
 
@@ -339,7 +335,6 @@ static void merge_extent(pbd_body_extent *a, const pbd_body_extent *b)
 	a->box.lo = v3(minf(a->box.lo.x, b->box.lo.x), minf(a->box.lo.y, b->box.lo.y), minf(a->box.lo.z, b->box.lo.z));
 	a->box.hi = v3(maxf(a->box.hi.x, b->box.hi.x), maxf(a->box.hi.y, b->box.hi.y), maxf(a->box.hi.z, b->box.hi.z));
 	a->travel = maxf(a->travel, b->travel);
-	a->radius = maxf(a->radius, b->radius);
 }
 
 void pbd_extents_measure(pbd_world *w, int worker, int start, int end)
@@ -375,9 +370,7 @@ bool pbd_extents_begin_moved(pbd_world *w)
 	cc->measured = false;
 	if (!cc->predicted)
 		return false;
-	int need = w->worker_count * w->bodies.capacity;
-	for (int k = 0; k < need; ++k)
-		cc->partial[k] = empty_extent();
+	clear_shares(w);
 	return true;
 }
 
@@ -413,18 +406,6 @@ void pbd_extents_finish_moved(pbd_world *w)
 	cc->measured = true;
 }
 
-// A pass measured before the topology was brought up to date (find pairs, after the
-// prediction), which sets every particle's radius anew when a cloth's thickness changed: the
-// extents take the radii the contacts use.
-static void refresh_radii(pbd_world *w)
-{
-	for (int s = 0; s < w->bodies.capacity; ++s) {
-		const pbd_body *body = &w->bodies.slots[s];
-		if (body->live && body->count > 0)
-			w->collider_contacts.extents[s].radius = w->particles.radius[body->first];
-	}
-}
-
 bool pbd_collider_contacts_find(pbd_world *w)
 {
 	w->collider_contacts.count = 0;
@@ -436,8 +417,6 @@ bool pbd_collider_contacts_find(pbd_world *w)
 	w->collider_contacts.measured = false;
 	if (!measured && !measure_cloths(w))
 		return false;
-	if (measured)
-		refresh_radii(w);
 	for (int ci = 0; ci < w->colliders.capacity; ++ci) {
 		const pbd_collider *c = &w->colliders.slots[ci];
 		if (!c->live)
@@ -453,7 +432,8 @@ bool pbd_collider_contacts_find(pbd_world *w)
 				job.plane_offset = v3_dot(job.plane_normal, c->sub_end.p);
 			}
 			// A cloth hanging high above the floor is passed over whole.
-			if (cloth_out_of_reach(&job, &w->collider_contacts.extents[s]))
+			if (cloth->count > 0 &&
+			    cloth_out_of_reach(&job, &w->collider_contacts.extents[s], w->particles.radius[cloth->first]))
 				continue;
 			pbd_parallel_for(w, search_range, cloth->count, 512, &job);
 			for (int i = cloth->first; i < cloth->first + cloth->count; ++i) {

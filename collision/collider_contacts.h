@@ -12,11 +12,11 @@ typedef struct pbd_collider_contact {
 	float radius;              // distance the particle keeps from the surface
 } pbd_collider_contact;
 
-// Where a cloth's particles are at a substep's end: the box around p, the longest motion
-// x -> p and the largest radius.
+// Where a cloth's particles are at a substep's end: the box around p and the longest motion
+// x -> p (the radius is the body's: every particle of a body has it).
 typedef struct pbd_body_extent {
 	pbd_aabb box;
-	float travel, radius;
+	float travel;
 } pbd_body_extent;
 
 typedef struct pbd_collider_contacts {

@@ -523,12 +523,12 @@ static float lowest_y(const pbd_world *w, pbd_cloth_id cloth)
 
 static int thicker_cloth_is_kept_off_at_once(void)
 {
-	pbd_world_def wd = pbd_world_def_default();
-	wd.settings.gravity[1] = 0.0f;
-	wd.settings.air_density = 0.0f;
-	wd.settings.substeps = 1;  // the step's first substep must see the new radius
-	pbd_world *w = NULL;
-	CHECK_OK(pbd_world_create(&wd, &w));
+	pbd_world *w = test_world_vacuum();
+	CHECK(w);
+	pbd_world_settings settings = pbd_world_get_settings(w);
+	settings.gravity[1] = 0.0f;
+	settings.substeps = 1;  // the step's first substep must see the new radius
+	CHECK_OK(pbd_world_set_settings(w, &settings));
 	pbd_collider_def floor = pbd_collider_def_default();
 	pbd_collider_id ground;
 	CHECK_OK(pbd_collider_create(w, &floor, &ground));
