@@ -199,7 +199,7 @@ static double separation_along(const pbd_tracks *t, const uint32_t *a, int na, c
 	for (int side = 0; side < 2; ++side)
 		for (int j = 0; j < (side ? nb : na); ++j) {
 			uint32_t i = side ? b[j] : a[j];
-			at[side][j] = d3_dot(d3_sub(d3_of(t->from[i]), origin), n);
+			at[side][j] = d3_dot(d3_sub(d3_of(pbd_tracks_here(t)[i]), origin), n);
 			rate[side][j] = d3_dot(d3_of(t->vel[i]), n);
 		}
 	double least = INFINITY;
@@ -317,7 +317,8 @@ static void try_vt(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t q, uint32
 	if (thickness <= 1e-7f)
 		return;
 	const pbd_tracks *tr = &w->pairs.tracks;
-	pbd_v3 xq = tr->from[q], xt[3] = {tr->from[t[0]], tr->from[t[1]], tr->from[t[2]]};
+	const pbd_v3 *here = pbd_tracks_here(tr);
+	pbd_v3 xq = here[q], xt[3] = {here[t[0]], here[t[1]], here[t[2]]};
 	double reach = (double)tr->slack[q] + max_slack(tr, t, 3);
 	// The solver also acts on a vertex a little past the triangle's edges (a barycentric
 	// tolerance of 0.02: at most that share of the longest edge).
@@ -382,7 +383,8 @@ static void try_ee(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, uint32
 	if (thickness <= 1e-7f)
 		return;
 	const pbd_tracks *tr = &w->pairs.tracks;
-	pbd_v3 xa[2] = {tr->from[ea[0]], tr->from[ea[1]]}, xb[2] = {tr->from[eb[0]], tr->from[eb[1]]};
+	const pbd_v3 *here = pbd_tracks_here(tr);
+	pbd_v3 xa[2] = {here[ea[0]], here[ea[1]]}, xb[2] = {here[eb[0]], here[eb[1]]};
 	double slacks = (double)max_slack(tr, ea, 2) + max_slack(tr, eb, 2);
 	// The distance first, as in try_vt, its lower bound before that: it turns most pairs away,
 	// at first against the tracks' travels (which bound how far they close in) before how far
@@ -437,7 +439,8 @@ static void try_pp(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t i, uint32
 	const pbd_tracks *tr = &w->pairs.tracks;
 	float thickness = w->particles.radius[i] + w->particles.radius[j];
 	double close = closing(tr, &i, 1, &j, 1, w->time);
-	pbd_d3 xi = d3_of(tr->from[i]), xj = d3_of(tr->from[j]);
+	const pbd_v3 *here = pbd_tracks_here(tr);
+	pbd_d3 xi = d3_of(here[i]), xj = d3_of(here[j]);
 	double d = sqrt(d3_len2(d3_sub(xi, xj))), slacks = (double)tr->slack[i] + tr->slack[j];
 	if (!(d <= thickness + slacks + close) || !(tracks_apart(tr, &i, 1, &j, 1, w->time, d, close, xi, xj) <= thickness + slacks))
 		return;

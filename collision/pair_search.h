@@ -80,12 +80,35 @@ static inline pbd_v3 pbd_frame_offset(const pbd_tracks *t, double when)
 	float tau = (float)(when - t->frame_time);
 	return v3_add(v3_scale(t->frame_vel, tau), v3_scale(t->frame_acc, 0.5f * tau * tau));
 }
+// How a spinning frame has turned by time t (the identity when it does not spin).
+pbd_quat pbd_frame_turn(const pbd_tracks *t, double when);
+// World position at time t of frame point y, with the frame's offset and turn at t.
+static inline pbd_v3 pbd_frame_to_world(const pbd_tracks *t, pbd_v3 offset, pbd_quat turn, pbd_v3 y)
+{
+	if (!t->spin)
+		return v3_add(offset, y);
+	return v3_add(v3_add(t->pivot, offset), quat_rotate(turn, v3_sub(y, t->pivot)));
+}
+// Frame position at time t of world point x (the inverse of pbd_frame_to_world).
+static inline pbd_v3 pbd_frame_of(const pbd_tracks *t, pbd_v3 offset, pbd_quat turn, pbd_v3 x)
+{
+	if (!t->spin)
+		return v3_sub(x, offset);
+	return v3_add(t->pivot, quat_rotate(quat_conj(turn), v3_sub(x, v3_add(t->pivot, offset))));
+}
+// Where the searches take the particles' positions at this substep's start: their tracks' frame
+// positions (`from` differs from them by the frame's offset alone when the frame does not spin).
+static inline const pbd_v3 *pbd_tracks_here(const pbd_tracks *t) { return t->spin ? t->here : t->from; }
 void pbd_tracks_free(pbd_world *w);
 
 // ---- patches.c
 
 // Cuts the cloths into patches (when the topology changed since the last time).
 bool pbd_patches_build(pbd_world *w);
+// The angular velocity that best matches velocities v about a centre c (least squares): the
+// inverse of inertia (xx, yy, zz, xy, xz, yz of sum(|r|^2 I - r r^T), r = x - c) times the
+// angular momentum sum(r x v); 0 when the points are (nearly) on a line.
+pbd_v3 pbd_fit_omega(const double inertia[6], const double momentum[3]);
 // Each cloth's tolerance for passing over rigid pairs of patches (when the topology changed).
 bool pbd_patches_tolerances(pbd_world *w);
 // Fits patch p to a rigid motion of its rest shape, from its particles' tracks at `now` (into

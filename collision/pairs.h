@@ -57,7 +57,8 @@ typedef struct pbd_pair_chunk {
 } pbd_pair_chunk;
 
 // Per particle: its track. The track's frame position at time t is at + vel (t - anchor);
-// its world position adds the frame's offset (pbd_tracks.frame_*).
+// its world position adds the frame's offset (pbd_tracks.frame_*), after turning it about the
+// frame's pivot when the frame spins.
 typedef struct pbd_tracks {
 	pbd_v3 *at;                // frame position at the anchor time
 	pbd_v3 *vel;               // velocity in the frame (0: at rest)
@@ -65,6 +66,8 @@ typedef struct pbd_tracks {
 	double *expiry;            // when it runs out (INFINITY: never)
 	float *slack;              // how far the particle may stray from it
 	pbd_v3 *from, *to;         // the track's world positions at this substep's start and end
+	pbd_v3 *here;              // its frame position at this substep's start (a spinning frame)
+	float *bend;               // how far its world path bends off from -> to (a spinning frame)
 	float *drift;              // how far the particle is from its track now (pbd_pairs_drift)
 	uint32_t *stamp;           // the update that last gave the particle a new track
 	uint8_t *straying;         // scratch: 1 when the particle left its track (pbd_tracks_find_strays)
@@ -77,9 +80,14 @@ typedef struct pbd_tracks {
 	uint8_t *restless;         // doublings of its least slack, 0..PBD_TRACK_RESTLESS_LEVELS
 	int capacity;
 	double v_last_time;        // when v_last was taken (NAN: never)
-	// The frame: at time t its offset is vel (t - time) + acc (t - time)^2 / 2.
+	// The frame: at time t its offset is vel (t - time) + acc (t - time)^2 / 2. A spinning frame
+	// also turns at a constant rate about its pivot, which moves with the offset: a frame point
+	// y is at pivot + offset + turn (y - pivot) in the world (tracks.c).
 	double frame_time;
 	pbd_v3 frame_vel, frame_acc;
+	bool spin;
+	pbd_v3 pivot, spin_axis;   // the pivot at frame_time; the unit axis of the turn
+	float spin_rate;           // radians per second about spin_axis
 	double points_time;        // the substep start `from` and `to` were computed for (NAN: none)
 	float points_h;
 } pbd_tracks;

@@ -301,9 +301,7 @@ static pbd_v3 rotate(const float r[9], pbd_v3 v)
 		  r[6] * v.x + r[7] * v.y + r[8] * v.z);
 }
 
-// The angular velocity that best matches velocities v about centre c (least squares: the
-// inertia tensor's inverse times the angular momentum); 0 when the points are (nearly) on a line.
-static pbd_v3 fit_omega(const double inertia[6], const double momentum[3])
+pbd_v3 pbd_fit_omega(const double inertia[6], const double momentum[3])
 {
 	// inertia: xx, yy, zz, xy, xz, yz of sum(|r|^2 I - r r^T).
 	double a = inertia[0], b = inertia[1], c = inertia[2], d = inertia[3], e = inertia[4], f = inertia[5];
@@ -371,7 +369,7 @@ void pbd_patch_fit_at(const pbd_world *w, int p, double now, pbd_patch_fit *f)
 		inertia[3] -= (double)r.x * r.y, inertia[4] -= (double)r.x * r.z, inertia[5] -= (double)r.y * r.z;
 		momentum[0] += l.x, momentum[1] += l.y, momentum[2] += l.z;
 	}
-	f->omega = fit_omega(inertia, momentum);
+	f->omega = pbd_fit_omega(inertia, momentum);
 	float worst = 0.0f;
 	for (int k = a; k < b; ++k) {
 		uint32_t i = pr->patch_corners[k];

@@ -4,7 +4,8 @@
 // motion; a particle keeps to it while its motion stays within the track's slack. A cloth that
 // falls or flies as one rests in the frame; a part that moves at its own speed (a strip
 // falling onto its own pile, a flapping corner) has its own velocity there, so the pairs of
-// neighbours that move together stay apart however fast they go.
+// neighbours that move together stay apart however fast they go. A frame that also turns
+// (a twirling skirt) lets a cloth that spins as one rest in it too.
 #include <string.h>
 
 #include "pair_search.h"
@@ -20,8 +21,9 @@
 		{(void **)&(t)->strayed_at, sizeof *(t)->strayed_at},                                          \
 		{(void **)&(t)->strayed_from, sizeof *(t)->strayed_from},                                      \
 		{(void **)&(t)->restless, sizeof *(t)->restless},                                              \
+		{(void **)&(t)->here, sizeof *(t)->here}, {(void **)&(t)->bend, sizeof *(t)->bend},            \
 	}
-#define TRACK_ARRAY_COUNT 15
+#define TRACK_ARRAY_COUNT 17
 
 bool pbd_tracks_reserve(pbd_world *w, int n)
 {
@@ -43,6 +45,73 @@ void pbd_tracks_free(pbd_world *w)
 static pbd_v3 start_of(const pbd_world *w, uint32_t i)
 {
 	return v3_of4(pbd_carried(w, i) ? w->carry.to[i] : pbd_motion_starts(w)[i]);
+}
+
+pbd_quat pbd_frame_turn(const pbd_tracks *t, double when)
+{
+	if (!t->spin)
+		return (pbd_quat){0.0f, 0.0f, 0.0f, 1.0f};
+	double half = 0.5 * (double)t->spin_rate * (when - t->frame_time), s = sin(half);
+	return (pbd_quat){(float)(t->spin_axis.x * s), (float)(t->spin_axis.y * s), (float)(t->spin_axis.z * s),
+			  (float)cos(half)};
+}
+
+// The frame spins when the free particles turn together fast enough that tracks in a frame
+// that only moves would run out before PBD_TRACK_SUBSTEPS substeps (the farthest one would run
+// PBD_TRACK_LENGTH_RADII radii in that time on the turn alone), and when the turn explains at
+// least SPIN_SHARE of their motion about its mean (a cloth that sways, flaps or folds does not
+// spin as one). A turn of more than SPIN_MAX_STEP radians a substep is not taken: the bend of a
+// track's world path over a substep (tracks_bend) grows with its square.
+#define SPIN_SHARE 0.75
+#define SPIN_MAX_STEP 0.05
+
+// The turn that best fits the motion x -> p of the free particles over the substep [t, t + h]
+// about their mean start (least squares, as a rigid body's angular velocity), into the frame
+// when it is worth taking.
+static void fit_spin(pbd_world *w, float h, pbd_v3 mean_velocity)
+{
+	pbd_tracks *t = &w->pairs.tracks;
+	t->spin = false;
+	double centre[3] = {0, 0, 0};
+	int n = 0;
+	float radius = 0.0f;
+	for (int i = 0; i < w->particles.count; ++i) {
+		if (w->particles.pinned[i])
+			continue;
+		pbd_v3 s = start_of(w, (uint32_t)i);
+		centre[0] += s.x, centre[1] += s.y, centre[2] += s.z;
+		radius = maxf(radius, w->particles.radius[i]);
+		n++;
+	}
+	if (n < 3)
+		return;
+	pbd_v3 pivot = v3((float)(centre[0] / n), (float)(centre[1] / n), (float)(centre[2] / n));
+	double inertia[6] = {0, 0, 0, 0, 0, 0}, momentum[3] = {0, 0, 0}, energy = 0.0, reach = 0.0;
+	for (int i = 0; i < w->particles.count; ++i) {
+		if (w->particles.pinned[i])
+			continue;
+		pbd_v3 s = start_of(w, (uint32_t)i);
+		pbd_v3 r = v3_sub(s, pivot);
+		pbd_v3 u = v3_sub(v3_scale(v3_sub(v3_of4(w->particles.p[i]), s), 1.0f / h), mean_velocity);
+		pbd_v3 l = v3_cross(r, u);
+		double r2 = v3_dot_d(r, r);
+		inertia[0] += r2 - (double)r.x * r.x, inertia[1] += r2 - (double)r.y * r.y, inertia[2] += r2 - (double)r.z * r.z;
+		inertia[3] -= (double)r.x * r.y, inertia[4] -= (double)r.x * r.z, inertia[5] -= (double)r.y * r.z;
+		momentum[0] += l.x, momentum[1] += l.y, momentum[2] += l.z;
+		energy += v3_dot_d(u, u);
+		reach = fmax(reach, r2);
+	}
+	pbd_v3 omega = pbd_fit_omega(inertia, momentum);
+	double rate = sqrt(v3_dot_d(omega, omega));
+	double explained = (double)omega.x * momentum[0] + (double)omega.y * momentum[1] + (double)omega.z * momentum[2];
+	double span = PBD_TRACK_SUBSTEPS * (double)h;
+	if (!(rate > 0.0) || !isfinite(rate) || !v3_is_finite(pivot) || !(explained >= SPIN_SHARE * energy) ||
+	    !(rate * sqrt(reach) * span > PBD_TRACK_LENGTH_RADII * (double)radius) || !(rate * h <= SPIN_MAX_STEP))
+		return;
+	t->spin = true;
+	t->pivot = pivot;
+	t->spin_axis = v3_scale(omega, (float)(1.0 / rate));
+	t->spin_rate = (float)rate;
 }
 
 void pbd_tracks_set_frame(pbd_world *w, float h)
@@ -68,6 +137,7 @@ void pbd_tracks_set_frame(pbd_world *w, float h)
 		t->frame_vel = t->frame_acc = v3(0, 0, 0);
 	t->frame_time = w->time;
 	t->points_time = NAN;
+	fit_spin(w, h, mean);
 }
 
 static float largest_coordinate(pbd_v3 a)
@@ -88,8 +158,14 @@ static pbd_v3 note_motion(pbd_world *w, uint32_t i, float h, bool strayed, pbd_v
 	pbd_v3 net = v3(NAN, NAN, NAN);
 	bool left_slack = strayed && !(ts + h > t->expiry[i]);
 	if (last > 0.0 && age > 0.0) {
-		pbd_v3 frame_moved = v3_sub(pbd_frame_offset(t, ts), pbd_frame_offset(t, last));
-		net = v3_scale(v3_sub(v3_sub(start, t->strayed_from[i]), frame_moved), (float)(1.0 / age));
+		if (t->spin) {
+			pbd_v3 now = pbd_frame_of(t, pbd_frame_offset(t, ts), pbd_frame_turn(t, ts), start);
+			pbd_v3 then = pbd_frame_of(t, pbd_frame_offset(t, last), pbd_frame_turn(t, last), t->strayed_from[i]);
+			net = v3_scale(v3_sub(now, then), (float)(1.0 / age));
+		} else {
+			pbd_v3 frame_moved = v3_sub(pbd_frame_offset(t, ts), pbd_frame_offset(t, last));
+			net = v3_scale(v3_sub(v3_sub(start, t->strayed_from[i]), frame_moved), (float)(1.0 / age));
+		}
 		if (left_slack && age < PBD_TRACK_RESTLESS_SUBSTEPS * (double)h)
 			t->restless[i] = (uint8_t)mini(t->restless[i] + 1, PBD_TRACK_RESTLESS_LEVELS);
 		else if (left_slack && t->restless[i] > 0)
@@ -108,22 +184,31 @@ void pbd_tracks_set(pbd_world *w, uint32_t i, float h, bool strayed)
 	pbd_v3 start = start_of(w, i), net = note_motion(w, i, h, strayed, start);
 	double ts = w->time, te = ts + h;
 	pbd_v3 so = pbd_frame_offset(t, ts), eo = pbd_frame_offset(t, te);
-	pbd_v3 ys = v3_sub(start, so), ye = v3_sub(v3_of4(w->particles.p[i]), eo);
+	pbd_quat qs = pbd_frame_turn(t, ts), qe = pbd_frame_turn(t, te);
+	pbd_v3 ys = pbd_frame_of(t, so, qs, start), ye = pbd_frame_of(t, eo, qe, v3_of4(w->particles.p[i]));
 	// Slack for PBD_TRACK_SUBSTEPS substeps at the last acceleration in the frame, within its
 	// bounds (the least doubled for each level of restlessness); it covers float rounding of
 	// positions far from the origin too.
 	float r = w->particles.radius[i], span = PBD_TRACK_SUBSTEPS * h;
-	float wobble = 0.5f * v3_len(v3_sub(t->accel[i], t->frame_acc)) * span * span;
+	pbd_v3 frame_accel = t->frame_acc;
+	if (t->spin) {
+		// A point at rest in a spinning frame accelerates towards its axis.
+		pbd_v3 omega = v3_scale(t->spin_axis, t->spin_rate), arm = v3_sub(start, v3_add(t->pivot, so));
+		frame_accel = v3_add(frame_accel, v3_cross(omega, v3_cross(omega, arm)));
+	}
+	float wobble = 0.5f * v3_len(v3_sub(t->accel[i], frame_accel)) * span * span;
 	float least = PBD_TRACK_SLACK_RADII * r * (float)(1u << t->restless[i]);
 	float base = minf(maxf(wobble, least), PBD_TRACK_MAX_SLACK_RADII * r);
-	base = maxf(isfinite(base) ? base : PBD_TRACK_MAX_SLACK_RADII * r,
-		    4e-7f * (1.0f + largest_coordinate(ys) + largest_coordinate(ye)));
+	float coordinates = largest_coordinate(ys) + largest_coordinate(ye);
+	if (t->spin)
+		coordinates += 2.0f * largest_coordinate(t->pivot);  // the turn's rounding
+	base = maxf(isfinite(base) ? base : PBD_TRACK_MAX_SLACK_RADII * r, 4e-7f * (1.0f + coordinates));
 	t->anchor[i] = ts;
 	t->stamp[i] = w->pairs.update_serial;
 	if (pbd_carried(w, i)) {
 		// A carried start is a third point of the motion (x -> carried start -> p): the track
 		// rests in the frame around all three and runs out with the substep.
-		pbd_v3 xs = v3_sub(v3_of4(w->particles.x[i]), so);
+		pbd_v3 xs = pbd_frame_of(t, so, qs, v3_of4(w->particles.x[i]));
 		pbd_v3 lo = v3(minf(xs.x, minf(ys.x, ye.x)), minf(xs.y, minf(ys.y, ye.y)), minf(xs.z, minf(ys.z, ye.z)));
 		pbd_v3 hi = v3(maxf(xs.x, maxf(ys.x, ye.x)), maxf(xs.y, maxf(ys.y, ye.y)), maxf(xs.z, maxf(ys.z, ye.z)));
 		pbd_v3 c = v3_scale(v3_add(lo, hi), 0.5f);
@@ -153,21 +238,52 @@ void pbd_tracks_set(pbd_world *w, uint32_t i, float h, bool strayed)
 	t->expiry[i] = ts + (run > h ? run : h);
 }
 
-void pbd_track_points(pbd_world *w, uint32_t i)
+// How far the world path of particle i's track over the substep [ts, te] strays from the
+// straight line from `from` to `to` in a spinning frame. The frame's offset is the same for
+// every particle and drops out of every pair's distance; what is left, turn (y - pivot) with y
+// moving at vel, has an acceleration of at most rate^2 |y - pivot| + 2 rate |vel|, and a path
+// whose acceleration is at most a keeps within a h^2 / 8 of its chord over a time h.
+static float tracks_bend(const pbd_tracks *t, uint32_t i, pbd_v3 ys, pbd_v3 ye, float h)
 {
-	pbd_tracks *t = &w->pairs.tracks;
-	double ts = t->points_time, te = ts + t->points_h;
-	t->from[i] = v3_add(pbd_frame_offset(t, ts), pbd_track_at(t, i, ts));
-	t->to[i] = v3_add(pbd_frame_offset(t, te), pbd_track_at(t, i, te));
+	float rate = t->spin_rate, reach = maxf(v3_len(v3_sub(ys, t->pivot)), v3_len(v3_sub(ye, t->pivot)));
+	float accel = rate * rate * reach + 2.0f * rate * v3_len(t->vel[i]);
+	return 0.125f * accel * h * h * (1.0f + 1e-3f) + 1e-7f * reach;
 }
 
 typedef struct points_job {
 	pbd_world *w;
 	pbd_v3 so, eo;
+	pbd_quat qs, qe;          // the frame's turn at ts and te
 	double ts, te;
 	bool new_substep;         // take the velocities: v_last and accel
 	float inv_dt;             // 1 / the time since v_last (0: v_last is not of the last substep)
 } points_job;
+
+static void track_points(const points_job *job, uint32_t i)
+{
+	pbd_tracks *t = &job->w->pairs.tracks;
+	pbd_v3 ys = pbd_track_at(t, i, job->ts), ye = pbd_track_at(t, i, job->te);
+	t->from[i] = pbd_frame_to_world(t, job->so, job->qs, ys);
+	t->to[i] = pbd_frame_to_world(t, job->eo, job->qe, ye);
+	if (t->spin) {
+		t->here[i] = ys;
+		t->bend[i] = tracks_bend(t, i, ys, ye, (float)(job->te - job->ts));
+	}
+}
+
+static points_job points_at(pbd_world *w, double ts, double te)
+{
+	const pbd_tracks *t = &w->pairs.tracks;
+	return (points_job){w, pbd_frame_offset(t, ts), pbd_frame_offset(t, te), pbd_frame_turn(t, ts), pbd_frame_turn(t, te),
+			    ts, te, false, 0.0f};
+}
+
+void pbd_track_points(pbd_world *w, uint32_t i)
+{
+	const pbd_tracks *t = &w->pairs.tracks;
+	points_job job = points_at(w, t->points_time, t->points_time + t->points_h);
+	track_points(&job, i);
+}
 
 static void points_range(int start, int end, int worker, void *context)
 {
@@ -175,8 +291,7 @@ static void points_range(int start, int end, int worker, void *context)
 	const points_job *job = context;
 	pbd_tracks *t = &job->w->pairs.tracks;
 	for (int i = start; i < end; ++i) {
-		t->from[i] = v3_add(job->so, pbd_track_at(t, (uint32_t)i, job->ts));
-		t->to[i] = v3_add(job->eo, pbd_track_at(t, (uint32_t)i, job->te));
+		track_points(job, (uint32_t)i);
 		if (job->new_substep) {
 			pbd_v3 v = job->w->particles.v[i];
 			t->accel[i] = v3_scale(v3_sub(v, t->v_last[i]), job->inv_dt);
@@ -196,22 +311,24 @@ void pbd_tracks_points(pbd_world *w, float h)
 	float inv_dt = since > 0.5 * h && since < 1.5 * h ? (float)(1.0 / since) : 0.0f;
 	t->points_time = w->time;
 	t->points_h = h;
-	points_job job = {w, pbd_frame_offset(t, w->time), pbd_frame_offset(t, w->time + h), w->time, w->time + h,
-			  new_substep, inv_dt};
+	points_job job = points_at(w, w->time, w->time + h);
+	job.new_substep = new_substep;
+	job.inv_dt = inv_dt;
 	pbd_parallel_for(w, points_range, w->particles.count, PBD_PARTICLES_PER_RANGE, &job);
 	if (new_substep)
 		t->v_last_time = w->time;
 }
 
 // Whether particle i leaves its track over the substep ending at te: the track ran out, or a
-// point of its motion is farther from the track than the slack (the distance is convex along
-// the motion, so its ends decide). Not finite counts as leaving.
+// point of its motion is farther from the track than the slack (the distance from the line
+// from -> to is convex along the motion, so its ends decide; a spinning frame's track bends off
+// that line by its bend at most). Not finite counts as leaving.
 static bool strays(const pbd_world *w, uint32_t i, double te)
 {
 	const pbd_tracks *t = &w->pairs.tracks;
 	if (te > t->expiry[i])
 		return true;
-	float b = t->slack[i];
+	float b = t->spin ? t->slack[i] - t->bend[i] : t->slack[i];
 	if (!pbd_within_up(start_of(w, i), t->from[i], b) || !pbd_within_up(v3_of4(w->particles.p[i]), t->to[i], b))
 		return true;
 	return pbd_carried(w, i) && !pbd_within_up(v3_of4(w->particles.x[i]), t->from[i], b);
@@ -266,6 +383,8 @@ static void drift_range(int start, int end, int worker, void *context)
 			// bound it.
 			pbd_v3 a = v3_of4(s[i]);
 			d = maxf(d, maxf(pbd_distance_up(a, t->from[i]), pbd_distance_up(a, t->to[i])));
+			if (t->spin)
+				d += t->bend[i];  // the track's world path bends off from -> to
 		}
 		t->drift[i] = isfinite(d) ? d : INFINITY;
 	}

@@ -132,7 +132,7 @@ typedef struct pbd_array_ref {
 	void **array;
 	size_t size;
 } pbd_array_ref;
-#define PBD_MAX_ARRAY_GROUP 16
+#define PBD_MAX_ARRAY_GROUP 20
 // Replaces every array of a group of n (<= PBD_MAX_ARRAY_GROUP) with a zeroed one of `count`
 // items, freeing the old ones (old_count items each). All or nothing: out of memory, the
 // group is left as it was and the call returns false.
