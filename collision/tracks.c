@@ -190,11 +190,14 @@ void pbd_tracks_set(pbd_world *w, uint32_t i, float h, bool strayed)
 	// bounds (the least doubled for each level of restlessness); it covers float rounding of
 	// positions far from the origin too.
 	float r = w->particles.radius[i], span = PBD_TRACK_SUBSTEPS * h;
+	pbd_v3 u = v3_scale(v3_sub(ye, ys), 1.0f / h);
 	pbd_v3 frame_accel = t->frame_acc;
 	if (t->spin) {
-		// A point at rest in a spinning frame accelerates towards its axis.
+		// What a spinning frame adds to the acceleration of a point moving at u in it: towards
+		// the axis (centripetal) and across its motion (Coriolis), both in world axes.
 		pbd_v3 omega = v3_scale(t->spin_axis, t->spin_rate), arm = v3_sub(start, v3_add(t->pivot, so));
 		frame_accel = v3_add(frame_accel, v3_cross(omega, v3_cross(omega, arm)));
+		frame_accel = v3_add(frame_accel, v3_scale(v3_cross(omega, quat_rotate(qs, u)), 2.0f));
 	}
 	float wobble = 0.5f * v3_len(v3_sub(t->accel[i], frame_accel)) * span * span;
 	float least = PBD_TRACK_SLACK_RADII * r * (float)(1u << t->restless[i]);
@@ -218,7 +221,6 @@ void pbd_tracks_set(pbd_world *w, uint32_t i, float h, bool strayed)
 		t->expiry[i] = te;
 		return;
 	}
-	pbd_v3 u = v3_scale(v3_sub(ye, ys), 1.0f / h);
 	float speed = v3_len(u);
 	// A restless particle whose net motion is slow grinds in place: at rest.
 	bool grinding = t->restless[i] > 0 && v3_len(net) * span <= PBD_TRACK_REST_SHARE * base;
