@@ -14,14 +14,22 @@ static const float kDt = 1.0f / 60.0f;
 
 // Runs a scene at its defaults for `frames` frames and checks every 10th frame (and the
 // first) with the independent segment-triangle test.
+static int load_at_defaults(const char *name, const demo_scene **scene, pbd_world **w, demo_scene_state *st)
+{
+	*scene = demo_scene_find(name);
+	CHECK(*scene);
+	char err[256];
+	CHECK_OK(demo_scene_load(*scene, NULL, NULL, w, st, err, sizeof err));
+	return 0;
+}
+
 static int scene_free_of_intersections(const char *name, int frames)
 {
-	const demo_scene *scene = demo_scene_find(name);
-	CHECK(scene);
+	const demo_scene *scene;
 	pbd_world *w;
 	demo_scene_state st;
-	char err[256];
-	CHECK_OK(demo_scene_load(scene, NULL, NULL, &w, &st, err, sizeof err));
+	if (load_at_defaults(name, &scene, &w, &st))
+		return 1;
 	long worst = 0;
 	int checked = 0;
 	for (int f = 0; f <= frames; ++f) {
@@ -131,9 +139,8 @@ static pbd_d3 rest_of(const pbd_world *w, uint32_t i)
 
 // What a pair keeps: the thickness, or half its rest distance when that is less (a pair of one
 // cloth near at rest; one touching at rest keeps nothing).
-static double kept_by(const pbd_world *w, bool far, float thickness, double rest)
+static double kept_by(bool far, float thickness, double rest)
 {
-	PBD_UNUSED(w);
 	return far ? thickness : fmin(thickness, 0.5 * rest);
 }
 
@@ -170,7 +177,7 @@ static void close_pair(const pbd_world *w, const prim_box *p, const prim_box *q,
 		double s, u;
 		bool far = rest_far(w, ea, 2, eb, 2, thickness);
 		double rest = far ? INFINITY : sqrt(pbd_segment_segment_distance2(rest_of(w, ea[0]), rest_of(w, ea[1]), rest_of(w, eb[0]), rest_of(w, eb[1]), &s, &u));
-		double kept = kept_by(w, far, thickness, rest);
+		double kept = kept_by(far, thickness, rest);
 		double d = sqrt(pbd_segment_segment_distance2(x_of(w, ea[0]), x_of(w, ea[1]), x_of(w, eb[0]), x_of(w, eb[1]), &s, &u));
 		if (kept < 1e-6 || d >= share * kept)
 			return;
@@ -193,7 +200,7 @@ static void close_pair(const pbd_world *w, const prim_box *p, const prim_box *q,
 	double bary[3];
 	bool far = rest_far(w, &i, 1, c, 3, thickness);
 	double rest = far ? INFINITY : sqrt(pbd_point_triangle_distance2(rest_of(w, i), rest_of(w, c[0]), rest_of(w, c[1]), rest_of(w, c[2]), bary));
-	double kept = kept_by(w, far, thickness, rest);
+	double kept = kept_by(far, thickness, rest);
 	double d = sqrt(pbd_point_triangle_distance2(x_of(w, i), x_of(w, c[0]), x_of(w, c[1]), x_of(w, c[2]), bary));
 	if (kept < 1e-6 || d >= share * kept)
 		return;
@@ -237,12 +244,11 @@ static long unlisted_close_pairs(const pbd_world *w, float share, long *close)
 // for close pairs the search left out (unlisted_close_pairs).
 static int scene_lists_every_close_pair(const char *name, int first, int last, int every)
 {
-	const demo_scene *scene = demo_scene_find(name);
-	CHECK(scene);
+	const demo_scene *scene;
 	pbd_world *w;
 	demo_scene_state st;
-	char err[256];
-	CHECK_OK(demo_scene_load(scene, NULL, NULL, &w, &st, err, sizeof err));
+	if (load_at_defaults(name, &scene, &w, &st))
+		return 1;
 	long missing = 0, close = 0;
 	for (int f = 1; f <= last; ++f) {
 		CHECK_OK(demo_scene_step(scene, w, &st, kDt));
