@@ -178,6 +178,32 @@ static pbd_v3 note_motion(pbd_world *w, uint32_t i, float h, bool strayed, pbd_v
 	return net;
 }
 
+// How far the world path of a track over a substep of length h strays from the straight line
+// between its ends (`from`, `to`) in a spinning frame, for a track within `reach` of the pivot
+// moving at `speed` in the frame. The frame's offset is the same for every particle and drops
+// out of every pair's distance; what is left, turn (y - pivot) with y moving at vel, has an
+// acceleration of at most rate^2 |y - pivot| + 2 rate |vel|, and a path whose acceleration is at
+// most a keeps within a h^2 / 8 of its chord over a time h.
+static float bend_bound(const pbd_tracks *t, float reach, float speed, float h)
+{
+	float rate = t->spin_rate, accel = rate * rate * reach + 2.0f * rate * speed;
+	return 0.125f * accel * h * h * (1.0f + 1e-3f) + 1e-7f * reach;
+}
+
+// A spinning frame's track gets room in its slack for its bend (the stray test takes the bend
+// off the slack) over its whole run at substeps of length h: without it, a thin cloth spinning
+// fast had tracks whose bend outgrew their least slack, which then failed their own stray test
+// at once, again and again, until the guard held the substep. (A later substep longer than h
+// may still bend a track past its room: it strays then, and its new track makes room anew.)
+static void make_room_to_bend(pbd_tracks *t, uint32_t i, float h)
+{
+	if (!t->spin)
+		return;
+	double run = isfinite(t->expiry[i]) ? t->expiry[i] - t->anchor[i] : 0.0;
+	float speed = v3_len(t->vel[i]), reach = v3_len(v3_sub(t->at[i], t->pivot)) + t->slack[i] + speed * (float)run;
+	t->slack[i] += bend_bound(t, reach, speed, h);
+}
+
 void pbd_tracks_set(pbd_world *w, uint32_t i, float h, bool strayed)
 {
 	pbd_tracks *t = &w->pairs.tracks;
@@ -202,10 +228,10 @@ void pbd_tracks_set(pbd_world *w, uint32_t i, float h, bool strayed)
 	float wobble = 0.5f * v3_len(v3_sub(t->accel[i], frame_accel)) * span * span;
 	float least = PBD_TRACK_SLACK_RADII * r * (float)(1u << t->restless[i]);
 	float base = minf(maxf(wobble, least), PBD_TRACK_MAX_SLACK_RADII * r);
-	float coordinates = largest_coordinate(ys) + largest_coordinate(ye);
+	float coordinates = 1.0f + largest_coordinate(ys) + largest_coordinate(ye);
 	if (t->spin)
 		coordinates += 2.0f * largest_coordinate(t->pivot);  // the turn's rounding
-	base = maxf(isfinite(base) ? base : PBD_TRACK_MAX_SLACK_RADII * r, 4e-7f * (1.0f + coordinates));
+	base = maxf(isfinite(base) ? base : PBD_TRACK_MAX_SLACK_RADII * r, 4e-7f * coordinates);
 	t->anchor[i] = ts;
 	t->stamp[i] = w->pairs.update_serial;
 	if (pbd_carried(w, i)) {
@@ -219,6 +245,7 @@ void pbd_tracks_set(pbd_world *w, uint32_t i, float h, bool strayed)
 		t->vel[i] = v3(0, 0, 0);
 		t->slack[i] = base + maxf(pbd_distance_up(xs, c), maxf(pbd_distance_up(ys, c), pbd_distance_up(ye, c)));
 		t->expiry[i] = te;
+		make_room_to_bend(t, i, h);
 		return;
 	}
 	float speed = v3_len(u);
@@ -231,6 +258,7 @@ void pbd_tracks_set(pbd_world *w, uint32_t i, float h, bool strayed)
 		t->vel[i] = v3(0, 0, 0);
 		t->slack[i] = base + 0.5f * pbd_distance_up(ys, ye);
 		t->expiry[i] = INFINITY;
+		make_room_to_bend(t, i, h);
 		return;
 	}
 	t->at[i] = ys;
@@ -238,18 +266,12 @@ void pbd_tracks_set(pbd_world *w, uint32_t i, float h, bool strayed)
 	t->slack[i] = base;
 	double run = fmin(PBD_TRACK_LENGTH_RADII * r / speed, span);
 	t->expiry[i] = ts + (run > h ? run : h);
+	make_room_to_bend(t, i, h);
 }
 
-// How far the world path of particle i's track over the substep [ts, te] strays from the
-// straight line from `from` to `to` in a spinning frame. The frame's offset is the same for
-// every particle and drops out of every pair's distance; what is left, turn (y - pivot) with y
-// moving at vel, has an acceleration of at most rate^2 |y - pivot| + 2 rate |vel|, and a path
-// whose acceleration is at most a keeps within a h^2 / 8 of its chord over a time h.
 static float tracks_bend(const pbd_tracks *t, uint32_t i, pbd_v3 ys, pbd_v3 ye, float h)
 {
-	float rate = t->spin_rate, reach = maxf(v3_len(v3_sub(ys, t->pivot)), v3_len(v3_sub(ye, t->pivot)));
-	float accel = rate * rate * reach + 2.0f * rate * v3_len(t->vel[i]);
-	return 0.125f * accel * h * h * (1.0f + 1e-3f) + 1e-7f * reach;
+	return bend_bound(t, maxf(v3_len(v3_sub(ys, t->pivot)), v3_len(v3_sub(ye, t->pivot))), v3_len(t->vel[i]), h);
 }
 
 typedef struct points_job {
