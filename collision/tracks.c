@@ -343,6 +343,21 @@ void pbd_tracks_points(pbd_world *w, float h)
 		t->v_last_time = w->time;
 }
 
+// a - b and a + b rounded towards the safe side: a bound on the slack must not come out large,
+// nor a drift short. Checked in double, where the difference and the sum of two floats are
+// exact (or off by far less than a float's rounding, for floats of far different sizes).
+static float down_difference(float a, float b)
+{
+	float r = a - b;
+	return (double)r > (double)a - (double)b ? nextafterf(r, -INFINITY) : r;
+}
+
+static float up_sum(float a, float b)
+{
+	float r = a + b;
+	return (double)r < (double)a + (double)b ? nextafterf(r, INFINITY) : r;
+}
+
 // Whether particle i leaves its track over the substep ending at te: the track ran out, or a
 // point of its motion is farther from the track than the slack (the distance from the line
 // from -> to is convex along the motion, so its ends decide; a spinning frame's track bends off
@@ -352,7 +367,7 @@ static bool strays(const pbd_world *w, uint32_t i, double te)
 	const pbd_tracks *t = &w->pairs.tracks;
 	if (te > t->expiry[i])
 		return true;
-	float b = t->spin ? t->slack[i] - t->bend[i] : t->slack[i];
+	float b = t->spin ? down_difference(t->slack[i], t->bend[i]) : t->slack[i];
 	if (!pbd_within_up(start_of(w, i), t->from[i], b) || !pbd_within_up(v3_of4(w->particles.p[i]), t->to[i], b))
 		return true;
 	return pbd_carried(w, i) && !pbd_within_up(v3_of4(w->particles.x[i]), t->from[i], b);
@@ -408,7 +423,7 @@ static void drift_range(int start, int end, int worker, void *context)
 			pbd_v3 a = v3_of4(s[i]);
 			d = maxf(d, maxf(pbd_distance_up(a, t->from[i]), pbd_distance_up(a, t->to[i])));
 			if (t->spin)
-				d += t->bend[i];  // the track's world path bends off from -> to
+				d = up_sum(d, t->bend[i]);  // the track's world path bends off from -> to
 		}
 		t->drift[i] = isfinite(d) ? d : INFINITY;
 	}
