@@ -343,19 +343,27 @@ void pbd_tracks_points(pbd_world *w, float h)
 		t->v_last_time = w->time;
 }
 
-// a - b and a + b rounded towards the safe side: a bound on the slack must not come out large,
-// nor a drift short. Checked in double, where the difference and the sum of two floats are
-// exact (or off by far less than a float's rounding, for floats of far different sizes).
-static float down_difference(float a, float b)
-{
-	float r = a - b;
-	return (double)r > (double)a - (double)b ? nextafterf(r, -INFINITY) : r;
-}
-
+// a + b rounded up and a - b rounded down, exactly: a bound on the slack must not come out
+// large, nor a drift short. The float sum's rounding error is recovered exactly (Knuth's
+// two-sum; the build does not contract or reorder float arithmetic), and its sign says on
+// which side of the true sum the float result fell. Not finite passes through (NaN counts as
+// straying wherever it ends up).
 static float up_sum(float a, float b)
 {
-	float r = a + b;
-	return (double)r < (double)a + (double)b ? nextafterf(r, INFINITY) : r;
+	float s = a + b;
+	if (!isfinite(s))
+		return s;
+	float bb = s - a, error = (a - (s - bb)) + (b - bb);
+	return error > 0.0f ? nextafterf(s, INFINITY) : s;
+}
+
+static float down_difference(float a, float b)
+{
+	float s = a + (-b);
+	if (!isfinite(s))
+		return s;
+	float bb = s - a, error = (a - (s - bb)) + (-b - bb);
+	return error < 0.0f ? nextafterf(s, -INFINITY) : s;
 }
 
 // Whether particle i leaves its track over the substep ending at te: the track ran out, or a
