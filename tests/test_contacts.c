@@ -1332,7 +1332,9 @@ static int fold_with_limit(int limit, int frames, limit_run *out)
 
 // settings.max_candidate_pairs: at or above what the scene needs it changes nothing; below,
 // no search keeps more pairs, the free particles pause in the substeps the guard could not
-// check, memory stays lower, no triangle crosses another, and the cloth still falls and folds.
+// check, memory stays lower, no triangle crosses another, and with a limit between what the
+// cloth needs at rest and the landing's peak it still falls and folds. (Below what it needs
+// at rest, every search is over the limit once it lands and it stays where it is.)
 static int candidate_pair_limit(void)
 {
 	const int frames = 150;

@@ -223,10 +223,12 @@ static int drape_rests_on_sphere(void)
 	return 0;
 }
 
-// The share of cloth k's vertices that stand over empty space: more than `gap` above whatever
-// is under them (the cloth within `reach` horizontally, or the floor). In a pile of flat folds
-// each layer lies on the one below, a thickness apart; over a tube or an arch of cloth there
-// is air.
+// The share of cloth k's vertices that stand over empty space: more than `gap` above the
+// highest thing under them, which is the floor or a vertex of the cloth within `reach`
+// horizontally and at least gap / 2 lower (the vertex's own layer around it does not count,
+// though on a slope steeper than about 35 degrees its own layer lower down does). In a pile
+// of flat folds each layer lies on the one below, a thickness apart, and the one below that
+// is within reach too; over a tube or an arch of cloth there is air.
 static double share_over_air(const scene_run *r, int k, double reach, double gap)
 {
 	int n = 0, hollow = 0;

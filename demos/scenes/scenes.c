@@ -181,9 +181,9 @@ static pbd_result create_fold(pbd_world *w, const demo_scene_options *o, demo_sc
 	d.grid.res_y = res * 2;
 	d.grid.width = 0.6f;
 	d.grid.height = 2.4f;
-	// Denim's bending, as hang's: a bending length of 3.7 cm, which the strip's 3.8 cm edges
-	// can show. With the stiffer default the strip rolls up into tubes instead of lying in
-	// flat folds.
+	// Denim's bending, as hang's: a bending length of 3.7 cm at the default weight, about one
+	// of the strip's edges (3.8 cm along, 4.0 cm across). With the stiffer default the strip
+	// rolls up into tubes and arches over instead of lying in flat folds.
 	d.material.bend_compliance = 1e4f;
 	// Hanging vertically (v down), leaning a little so that it falls over itself.
 	float q1[4], q2[4];

@@ -188,7 +188,9 @@ typedef struct pbd_world_settings {
 	/// needs, the free particles keep their start of that substep (where the last substep left
 	/// them free of crossings) and stop: the cloth pauses for a substep rather than risk a
 	/// crossing. Particles held this way keep their start even where a moving collider has
-	/// swept over it. pbd_world_stats.substeps_held counts such substeps.
+	/// swept over it. pbd_world_stats.substeps_held counts such substeps. A limit below what
+	/// the cloth needs at rest can hold it for good once it runs over (a held cloth needs no
+	/// fewer pairs): set it above pbd_world_stats.candidate_pairs_peak of a typical run.
 	int max_candidate_pairs;
 	/// The most substeps one step may take, 0..1000. Default 128. A step takes `substeps`,
 	/// or more while a moving collider comes near a cloth and would otherwise travel more
