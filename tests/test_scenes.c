@@ -248,8 +248,9 @@ static double share_over_air(const scene_run *r, int k, double reach, double gap
 
 // fold: the 2.4 m strip, dropped edge first, lies in flat folds: its footprint is much
 // shorter than the strip, the folds stack a few thicknesses high, little of it stands over
-// air (a strip that rolls up into tubes, or arches over, has a quarter of its vertices 4 cm
-// or more above what is under them; lying flat, under a tenth), and it is at rest.
+// air, and it is at rest. (Share of the vertices 4 cm or more above what is under them, for
+// the strip leaning 6 to 10 degrees instead of 8 as it falls: 4.5-10.7% with the scene's
+// bending, 14.0-27.6% with the stiffer default's, which rolls up into tubes or arches over.)
 static int fold_lies_in_folds(void)
 {
 	scene_run r;
@@ -259,7 +260,7 @@ static int fold_lies_in_folds(void)
 	double footprint = fmax(b.hi[0] - b.lo[0], b.hi[2] - b.lo[2]), hollow = share_over_air(&r, 0, 0.03, 0.04);
 	fprintf(stderr, "fold: footprint %.3f m, height %.4f..%.4f m, %.0f%% of it over 4 cm of air, fastest %.4f m/s\n",
 		footprint, b.lo[1], b.hi[1], 100.0 * hollow, (double)fastest(&r, 0));
-	CHECK(hollow < 0.15);
+	CHECK(hollow < 0.12);
 	CHECK(footprint < 0.6 * 2.4);
 	CHECK(b.lo[1] > 0.004);
 	CHECK(b.hi[1] > 0.02 && b.hi[1] < 0.4);  // folded over itself, not standing up
