@@ -343,11 +343,10 @@ void pbd_tracks_points(pbd_world *w, float h)
 		t->v_last_time = w->time;
 }
 
-// a + b rounded up and a - b rounded down, exactly: a bound on the slack must not come out
-// large, nor a drift short. The float sum's rounding error is recovered exactly (Knuth's
-// two-sum; the build does not contract or reorder float arithmetic), and its sign says on
-// which side of the true sum the float result fell. Not finite passes through (NaN counts as
-// straying wherever it ends up).
+// a + b rounded up, exactly: a drift must not come out short. The float sum's rounding error
+// is recovered exactly (Knuth's two-sum; the build does not contract or reorder float
+// arithmetic), and its sign says on which side of the true sum the float result fell. Not
+// finite passes through (NaN counts as straying wherever it ends up).
 static float up_sum(float a, float b)
 {
 	float s = a + b;
@@ -357,14 +356,8 @@ static float up_sum(float a, float b)
 	return error > 0.0f ? nextafterf(s, INFINITY) : s;
 }
 
-static float down_difference(float a, float b)
-{
-	float s = a + (-b);
-	if (!isfinite(s))
-		return s;
-	float bb = s - a, error = (a - (s - bb)) + (-b - bb);
-	return error < 0.0f ? nextafterf(s, -INFINITY) : s;
-}
+// a - b rounded down (a bound on the slack must not come out large): negation is exact.
+static float down_difference(float a, float b) { return -up_sum(-a, b); }
 
 // Whether particle i leaves its track over the substep ending at te: the track ran out, or a
 // point of its motion is farther from the track than the slack (the distance from the line
