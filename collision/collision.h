@@ -45,6 +45,9 @@ static inline double d3_len2(pbd_d3 a) { return d3_dot(a, a); }
 double pbd_point_triangle_distance2(pbd_d3 p, pbd_d3 a, pbd_d3 b, pbd_d3 c, double bary[3]);
 // Closest points of segments p0-p1 and q0-q1 at parameters *s and *t; squared distance.
 double pbd_segment_segment_distance2(pbd_d3 p0, pbd_d3 p1, pbd_d3 q0, pbd_d3 q1, double *s, double *t);
+// Closest points of segment p0-p1 and triangle t: the segment's parameter and the triangle's
+// barycentric coordinates; the squared distance (0 where the segment pierces the triangle).
+double pbd_segment_triangle_distance2(pbd_d3 p0, pbd_d3 p1, const pbd_d3 t[3], double *s, double bary[3]);
 // Bounds of that distance without the closest points, to turn pairs away before looking for
 // them: *lower <= the square root of what pbd_segment_segment_distance2 returns <= *upper.
 // Along the direction n between the segments' midpoints (m apart) every point of a segment

@@ -91,3 +91,39 @@ double pbd_segment_segment_distance2(pbd_d3 p0, pbd_d3 p1, pbd_d3 q0, pbd_d3 q1,
 	pbd_d3 cp = d3_mad(p0, d1, s), cq = d3_mad(q0, d2, t);
 	return d3_len2(d3_sub(cp, cq));
 }
+
+double pbd_segment_triangle_distance2(pbd_d3 p0, pbd_d3 p1, const pbd_d3 t[3], double *s, double bary[3])
+{
+	pbd_d3 e1 = d3_sub(t[1], t[0]), e2 = d3_sub(t[2], t[0]), d = d3_sub(p1, p0);
+	pbd_d3 n = d3_cross(e1, e2);
+	double denom = d3_dot(n, d);
+	if (fabs(denom) > 1e-30) {  // where the segment's line meets the plane, if inside
+		double u = d3_dot(n, d3_sub(t[0], p0)) / denom;
+		if (u >= 0.0 && u <= 1.0) {
+			pbd_d3 q = d3_mad(p0, d, u);
+			double b[3];
+			if (pbd_point_triangle_distance2(q, t[0], t[1], t[2], b) <= 1e-24 * (d3_len2(e1) + d3_len2(e2))) {
+				*s = u;
+				bary[0] = b[0], bary[1] = b[1], bary[2] = b[2];
+				return 0.0;
+			}
+		}
+	}
+	double best = INFINITY, b[3];
+	for (int end = 0; end < 2; ++end) {  // the segment's ends against the triangle
+		double d2 = pbd_point_triangle_distance2(end ? p1 : p0, t[0], t[1], t[2], b);
+		if (d2 < best) {
+			best = d2, *s = end;
+			bary[0] = b[0], bary[1] = b[1], bary[2] = b[2];
+		}
+	}
+	for (int k = 0; k < 3; ++k) {  // the segment against the triangle's edges
+		double u, v;
+		double d2 = pbd_segment_segment_distance2(p0, p1, t[k], t[(k + 1) % 3], &u, &v);
+		if (d2 < best) {
+			best = d2, *s = u;
+			bary[k] = 1.0 - v, bary[(k + 1) % 3] = v, bary[(k + 2) % 3] = 0.0;
+		}
+	}
+	return best;
+}

@@ -174,3 +174,64 @@ bool pbd_round_collider_within_at_end(const pbd_collider *c, const pbd_round_cor
 	return !pbd_round_core_beyond(core, corner, reach) &&
 	       pbd_round_collider_triangle(c, &c->sub_end, corner, reach, bary, &d, &n) && d < reach;
 }
+
+// The edges run along each axis at the four sign pairs of the other two half extents; a
+// corner's outward direction is its signs, turned, over sqrt 3.
+void pbd_box_features_at(const pbd_collider *c, const pbd_pose *pose, pbd_box_features *out)
+{
+	const pbd_v3 e = c->shape.half_extents;
+	const float half[3] = {e.x, e.y, e.z};
+	int n = 0;
+	out->all = (pbd_aabb){v3(INFINITY, INFINITY, INFINITY), v3(-INFINITY, -INFINITY, -INFINITY)};
+	for (int axis = 0; axis < 3; ++axis)
+		for (int s1 = -1; s1 <= 1; s1 += 2)
+			for (int s2 = -1; s2 <= 1; s2 += 2, ++n) {
+				float a[3], b[3];
+				int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
+				a[axis] = -half[axis], b[axis] = half[axis];
+				a[a1] = b[a1] = (float)s1 * half[a1];
+				a[a2] = b[a2] = (float)s2 * half[a2];
+				pbd_v3 wa = v3_add(quat_rotate(pose->q, v3(a[0], a[1], a[2])), pose->p);
+				pbd_v3 wb = v3_add(quat_rotate(pose->q, v3(b[0], b[1], b[2])), pose->p);
+				out->from[n] = d3_of(wa), out->to[n] = d3_of(wb);
+				float o[3] = {0.0f, 0.0f, 0.0f};
+				o[a1] = (float)s1, o[a2] = (float)s2;
+				out->out[n] = v3_scale(quat_rotate(pose->q, v3(o[0], o[1], o[2])), 0.70710678f);
+				float o1[3] = {0.0f, 0.0f, 0.0f}, o2[3] = {0.0f, 0.0f, 0.0f};
+				o1[a1] = (float)s1, o2[a2] = (float)s2;
+				out->side[n][0] = quat_rotate(pose->q, v3(o1[0], o1[1], o1[2]));
+				out->side[n][1] = quat_rotate(pose->q, v3(o2[0], o2[1], o2[2]));
+				pbd_v3 lo = v3(minf(wa.x, wb.x), minf(wa.y, wb.y), minf(wa.z, wb.z));
+				pbd_v3 hi = v3(maxf(wa.x, wb.x), maxf(wa.y, wb.y), maxf(wa.z, wb.z));
+				out->bounds[n] = (pbd_aabb){lo, hi};
+				out->all.lo = v3(minf(out->all.lo.x, lo.x), minf(out->all.lo.y, lo.y), minf(out->all.lo.z, lo.z));
+				out->all.hi = v3(maxf(out->all.hi.x, hi.x), maxf(out->all.hi.y, hi.y), maxf(out->all.hi.z, hi.z));
+			}
+	out->pose = *pose;
+	out->half = e;
+	for (int k = 0; k < 8; ++k) {
+		const pbd_v3 sign = v3(k & 1 ? 1.0f : -1.0f, k & 2 ? 1.0f : -1.0f, k & 4 ? 1.0f : -1.0f);
+		out->corner[k] = d3_of(v3_add(quat_rotate(pose->q, v3(sign.x * e.x, sign.y * e.y, sign.z * e.z)), pose->p));
+		out->corner_out[k] = v3_scale(quat_rotate(pose->q, sign), 0.57735027f);
+	}
+}
+
+bool pbd_box_edges_within(const pbd_box_features *box, const pbd_v3 corner[3], float reach)
+{
+	pbd_aabb tri_box = {v3(minf(corner[0].x, minf(corner[1].x, corner[2].x)) - reach,
+			       minf(corner[0].y, minf(corner[1].y, corner[2].y)) - reach,
+			       minf(corner[0].z, minf(corner[1].z, corner[2].z)) - reach),
+			    v3(maxf(corner[0].x, maxf(corner[1].x, corner[2].x)) + reach,
+			       maxf(corner[0].y, maxf(corner[1].y, corner[2].y)) + reach,
+			       maxf(corner[0].z, maxf(corner[1].z, corner[2].z)) + reach)};
+	if (!pbd_aabb_overlap(box->all, tri_box) || pbd_box_edges_beyond(box, tri_box))
+		return false;
+	const pbd_d3 t[3] = {d3_of(corner[0]), d3_of(corner[1]), d3_of(corner[2])};
+	for (int k = 0; k < 12; ++k) {
+		double s, bary[3];
+		if (pbd_aabb_overlap(box->bounds[k], tri_box) &&
+		    pbd_segment_triangle_distance2(box->from[k], box->to[k], t, &s, bary) < (double)reach * reach)
+			return true;
+	}
+	return false;
+}

@@ -2,6 +2,7 @@
 // The collider table (engine/collider.c) and the geometry of colliders (collision/narrow_phase.c).
 #pragma once
 
+#include "broad_phase.h"
 #include "collision.h"
 #include "core.h"
 
@@ -81,3 +82,35 @@ bool pbd_collider_near_at_end(const pbd_collider *collider, float bound, pbd_v3 
 // pose; `core` is pbd_round_core_box_at(collider, &collider->sub_end), taken once per loop.
 bool pbd_round_collider_within_at_end(const pbd_collider *collider, const pbd_round_core_box *core,
 				      const pbd_v3 corner[3], float reach);
+
+// collision/narrow_phase.c: a box's features at a pose, for the contacts of cloth triangles and
+// edges with its edges and corners (a vertex's own contact sees only the box's faces).
+typedef struct pbd_box_features {
+	pbd_d3 from[12], to[12];  // the twelve edges
+	pbd_v3 out[12];           // each edge's outward direction: between its two faces' normals
+	pbd_v3 side[12][2];       // and those normals
+	pbd_aabb bounds[12];      // each edge's box
+	pbd_aabb all;             // the box's
+	pbd_d3 corner[8];
+	pbd_v3 corner_out[8];     // each corner's outward direction: among its three faces' normals
+	pbd_pose pose;            // the box's pose and half extents
+	pbd_v3 half;
+} pbd_box_features;
+void pbd_box_features_at(const pbd_collider *collider, const pbd_pose *pose, pbd_box_features *out);
+// Whether a box (of cloth triangles or edges, already grown by their radius) lies clear of
+// every edge and corner of the box: a cloth resting on a table's top, far from its edges, is
+// turned away here before the twelve edges are asked. The distance from a point to the edges
+// along axis i is at least the distance across the other two axes to the faces' lines.
+static inline bool pbd_box_edges_beyond(const pbd_box_features *box, pbd_aabb b)
+{
+	pbd_v3 centre = v3_scale(v3_add(b.lo, b.hi), 0.5f), size = v3_sub(b.hi, b.lo);
+	float radius = 0.5f * v3_len(size);
+	pbd_v3 local = quat_rotate(quat_conj(box->pose.q), v3_sub(centre, box->pose.p));
+	float dx = fabsf(fabsf(local.x) - box->half.x), dy = fabsf(fabsf(local.y) - box->half.y),
+	      dz = fabsf(fabsf(local.z) - box->half.z);
+	float nearest2 = minf(dy * dy + dz * dz, minf(dx * dx + dz * dz, dx * dx + dy * dy));
+	float clear = 1.001f * radius + 1e-6f;  // and a margin for the rounding of the above
+	return nearest2 > clear * clear;
+}
+// Whether some edge of the box comes closer than `reach` to a triangle (or cuts it).
+bool pbd_box_edges_within(const pbd_box_features *box, const pbd_v3 corner[3], float reach);

@@ -522,12 +522,15 @@ static void push_off_colliders(pbd_world *w, pbd_step_context *ctx)
 	if (w->colliders.capacity == 0)
 		return;
 	pbd_collider_contacts_find(w);
+	int deep = 0;
 	for (int pass = 0; pass < COLLIDER_TRIANGLE_PASSES; ++pass) {
-		int deep = pbd_collider_triangles_solve(w, &ctx->collider_triangle_contacts);
+		deep = pbd_collider_triangles_solve(w, &ctx->collider_triangle_contacts);
 		ctx->collider_contacts = pbd_collider_contacts_solve(w);
 		if (deep == 0)
 			break;
 	}
+	if (deep > 0)  // the pushes did not settle: what they left across a box's edge stays put
+		pbd_box_triangles_hold(w);
 	if (ctx->collider_contacts > 0 || ctx->collider_triangle_contacts > 0)
 		limit_motion(w, ctx->h, false);
 }

@@ -14,18 +14,24 @@ void bench_print_target(const char *what, double measured, const char *unit, con
 // a run stops after budget_s seconds and is marked partial.
 void run_fast_collider_targets(double budget_s);
 
-// One capsule sweep of the bench (radius 6 cm, across the curtain or upright, there and back
-// at `speed` m/s, with `substeps`): its figures, for the tests.
-typedef struct capsule_sweep_result {
+// One sweep of the bench (a collider there and back through the curtain at `speed` m/s, with
+// `substeps`): its figures, for the tests.
+typedef struct sweep_result {
 	int frames, crossing_frames, inside_frames;  // frames run; with crossings; with cloth inside
 	double worst_strain;                          // largest edge strain in any frame (0.1 = 10%)
-	double settled_strain;                        // largest 1 s after each stop of the capsule
+	double settled_strain;                        // largest 1 s after each stop of the collider
 	bool settled_seen;                            // the run reached those frames
 	double fastest_vertex;                        // m/s
+	double far_after_stop;                        // m: the largest z of any vertex 1 s after the first stop
 	bool partial, failed;                         // the time budget cut it short; a step failed
-} capsule_sweep_result;
+} sweep_result;
 
-void fast_capsule_sweep(bool across, float speed, int substeps, double budget_s, capsule_sweep_result *out);
+// The capsule (radius 6 cm, across the curtain or upright).
+void fast_capsule_sweep(bool across, float speed, int substeps, double budget_s, sweep_result *out);
+
+// The bar (1.5 m long, 6 cm thick, wider than the curtain) pushing the curtain 2 m: the
+// curtain slid off it when far_after_stop is near 0.
+void fast_bar_push(float speed, int substeps, double budget_s, sweep_result *out);
 
 // The bench's cloth dropped across the ridge of a box turned 45 degrees (64 x 64, 1 m square,
 // for 2 s): frames with crossings and with a box edge within the cloth's thickness of its
@@ -39,3 +45,16 @@ typedef struct ridge_drop_result {
 } ridge_drop_result;
 
 void fast_ridge_drop(int substeps, double budget_s, ridge_drop_result *out);
+
+// The bench's cloth dropped over a table's edge (64 x 64, 1 m square, its middle over the edge
+// of a table 0.7 m high, for 2 s): frames with crossings and with a box edge within the cloth's
+// thickness of its mid-surface, and where the cloth ends up (its lowest point, and the mean
+// height of its vertices over the table top, 10 cm or more inside its edges).
+typedef struct table_drop_result {
+	int frames, crossing_frames, inside_frames;
+	double lowest_y;    // m
+	double over_top_y;  // m, NAN when no vertex is over the top
+	bool partial, failed;
+} table_drop_result;
+
+void fast_table_drop(int substeps, double budget_s, table_drop_result *out);

@@ -711,13 +711,14 @@ typedef enum pbd_shape_type {
 /// What each shape keeps off: every shape keeps cloth vertices and free particles outside it
 /// by their radius (half the cloth's thickness). Spheres and capsules also keep the inside of
 /// cloth triangles off (a stretched triangle cannot reach over them between its vertices), and
-/// a box that stands still in the substep keeps cloth triangles off its twelve edges and eight
-/// corners (a cloth lying across a ridge or over a table's edge rests on the edge between its
-/// vertices), after each substep's constraint passes; a moving box keeps vertices off only. A
-/// plane has no edge: its vertices' contacts keep the whole cloth off.
-/// At one substep a cloth stretched far over a box's edge (edges several times their length)
-/// can still have the edge inside its thickness in some frames; at the default substeps the
-/// 64 x 64 cloth on the ridge of a box turned 45 degrees keeps every edge out.
+/// a box keeps cloth triangles and cloth edges off its twelve edges and eight corners (a cloth
+/// lying across a ridge or over a table's edge rests on the edge between its vertices), after
+/// each substep's constraint passes, whether it stands still or moves. Where those pushes do
+/// not settle against a still box, the triangles left across its edge keep their places for
+/// the substep. A plane has no edge: its vertices' contacts keep the whole cloth off.
+/// The bench's 64 x 64 cloth dropped on the ridge of a box turned 45 degrees and over a
+/// table's edge, and its bar pushed through a curtain at 3 and 10 m/s, keep every box edge
+/// out of the cloth's thickness in every frame, at 1 substep and at the default 10.
 ///
 /// Collider definition. Get one from pbd_collider_def_default(): the floor plane y = 0.
 /// A plane is given by `normal` and `offset` (the points x with n.x = offset; the normal
