@@ -222,8 +222,8 @@ static int settle_box_triangles(pbd_world *w, const pbd_collider *c, uint32_t st
 			continue;
 		const pbd_v3 corner[3] = {v3_of4(w->particles.p[v[0]]), v3_of4(w->particles.p[v[1]]),
 					  v3_of4(w->particles.p[v[2]])};
-		const pbd_v3 start[3] = {v3_of4(w->particles.x[v[0]]), v3_of4(w->particles.x[v[1]]),
-					 v3_of4(w->particles.x[v[2]])};
+		const pbd_v4 *starts = pbd_motion_starts(w);  // where pbd_guard_limit_motion sends them
+		const pbd_v3 start[3] = {v3_of4(starts[v[0]]), v3_of4(starts[v[1]]), v3_of4(starts[v[2]])};
 		float reach = BOX_SETTLE_SHARE * w->particles.radius[v[0]];
 		if (pbd_box_edges_within(&box, corner, reach) && !pbd_box_edges_within(&box, start, reach))
 			for (int j = 0; j < 3; ++j)

@@ -243,10 +243,11 @@ int pbd_vertex_triangle_solve(pbd_world *world);
 int pbd_edge_edge_solve(pbd_world *world);
 int pbd_particle_particle_solve(pbd_world *world);
 int pbd_collider_contacts_solve(pbd_world *world);
-// Pushes cloth triangles off round colliders, and triangles and edges off a still box's edges
-// and corners; returns how many were deep inside, and in *touching how many it pushed.
+// Pushes cloth triangles off round colliders, and triangles and edges off a box's edges and
+// corners (a still box's or a moving one's); returns how many were deep inside, and in
+// *touching how many it pushed.
 int pbd_collider_triangles_solve(pbd_world *world, int *touching);
-// After the pushes: the free corners of triangles they left across a still box's edge go back
-// to their starts (x), where the last substep left them clear, until none is left across;
-// returns how many particles went back.
+// After pushes that did not settle: the free corners of triangles left across a still box's
+// edge, and clear of it at their starts (x), go back there; the scan repeats while it moves
+// some, at most a few times. Returns how many particles went back.
 int pbd_box_triangles_hold(pbd_world *world);

@@ -253,30 +253,35 @@ static bool push_triangle_off_edge(pbd_world *w, const pbd_collider *c, const ui
 // within its own plane. The corner is a vertex-triangle pair: C = (triangle point - corner) .
 // n - r >= 0 at the corner's projection onto the triangle, n the triangle's normal turned out
 // of the box (toward the corner's outward direction). Corners more than CORNER_REACH radii
-// behind the triangle are left to the vertices' own contacts.
-#define CORNER_REACH 8.0
+// through the triangle are left to the vertices' own contacts, and so are triangles standing
+// nearly edge-on to the corner's outward direction (|cos| < CORNER_FACING), whose side of the
+// corner rounding could flip: the edges' pairs keep those off.
+#define CORNER_REACH 8.0f
+#define CORNER_FACING 0.25
 
 static bool push_triangle_off_corners(pbd_world *w, const pbd_collider *c, const uint32_t v[3], const pbd_box_features *box,
 				      pbd_aabb tri_box, int *deep)
 {
-	const pbd_d3 t[3] = {d3_of(v3_of4(w->particles.p[v[0]])), d3_of(v3_of4(w->particles.p[v[1]])),
-			     d3_of(v3_of4(w->particles.p[v[2]]))};
-	float r = w->particles.radius[v[0]];
+	float r = w->particles.radius[v[0]], grow = (CORNER_REACH - 1.0f) * r;
+	pbd_aabb reach_box = {v3_sub(tri_box.lo, v3(grow, grow, grow)), v3_add(tri_box.hi, v3(grow, grow, grow))};
 	bool touched = false;
 	for (int k = 0; k < 8; ++k) {
 		pbd_v3 at = v3((float)box->corner[k].x, (float)box->corner[k].y, (float)box->corner[k].z);
-		if (!pbd_aabb_overlap((pbd_aabb){at, at}, tri_box))
+		if (!pbd_aabb_overlap((pbd_aabb){at, at}, reach_box))
 			continue;
+		// Read at each corner: a push at the one before moved the triangle.
+		const pbd_d3 t[3] = {d3_of(v3_of4(w->particles.p[v[0]])), d3_of(v3_of4(w->particles.p[v[1]])),
+				     d3_of(v3_of4(w->particles.p[v[2]]))};
 		pbd_d3 normal = d3_cross(d3_sub(t[1], t[0]), d3_sub(t[2], t[0]));
 		double length = sqrt(d3_len2(normal));
 		if (length <= 0.0)
 			return touched;
 		double facing = d3_dot(normal, d3_of(box->corner_out[k])) / length;
-		if (facing == 0.0)
+		if (fabs(facing) < CORNER_FACING)
 			continue;
 		pbd_d3 n = d3_scale(normal, (facing > 0.0 ? 1.0 : -1.0) / length);
 		double sep = d3_dot(d3_sub(t[0], box->corner[k]), n);
-		if (sep >= (double)r || sep < -CORNER_REACH * r)
+		if (sep >= (double)r || sep < -(double)CORNER_REACH * r)
 			continue;
 		double bary[3];
 		pbd_point_triangle_distance2(d3_mad(box->corner[k], n, sep), t[0], t[1], t[2], bary);
@@ -304,7 +309,7 @@ static bool push_triangle_off_corners(pbd_world *w, const pbd_collider *c, const
 //  - a chord point over one face only is the face's, which the chord's vertices keep it off.
 // Only a chord's inside: its ends are vertices, which their own contacts keep off the box.
 // edge_box is the edge's box grown by its radius.
-#define CHORD_REACH 8.0  // radii: a chord deeper under an edge is left to its vertices
+#define CHORD_REACH 8.0  // radii: a chord point farther from the box edge is left to its vertices
 
 static bool inside_box(const pbd_collider *c, pbd_d3 point)
 {

@@ -529,7 +529,7 @@ static void push_off_colliders(pbd_world *w, pbd_step_context *ctx)
 		if (deep == 0)
 			break;
 	}
-	if (deep > 0)  // the pushes did not settle: what they left across a box's edge stays put
+	if (deep > 0)  // some push did not settle: triangles left across a still box's edge stay put
 		pbd_box_triangles_hold(w);
 	if (ctx->collider_contacts > 0 || ctx->collider_triangle_contacts > 0)
 		limit_motion(w, ctx->h, false);
