@@ -209,23 +209,17 @@ static int guard_round(pbd_world *w, uint32_t round, bool final_round, int64_t *
 // different points of their paths can stand across a box edge again (a cloth slipping over a
 // table's corner at 1 substep: 56 of 120 frames): its corners go back to their starts too,
 // when it was clear of the edges there.
-#define BOX_SETTLE_SHARE 0.999f  // of the cloth's radius: within it, the edge is in the cloth
-
 static int settle_box_triangles(pbd_world *w, const pbd_collider *c, uint32_t stamp)
 {
 	int changed = 0;
 	pbd_box_features box;
 	pbd_box_features_at(c, &c->sub_end, &box);
+	const pbd_v4 *starts = pbd_motion_starts(w);  // where pbd_guard_limit_motion sends them
 	for (int t = 0; t < w->topology.tri_count; ++t) {
 		const uint32_t *v = w->topology.tri + 3 * t;
 		if (w->guard.stamp[v[0]] == 0 && w->guard.stamp[v[1]] == 0 && w->guard.stamp[v[2]] == 0)
 			continue;
-		const pbd_v3 corner[3] = {v3_of4(w->particles.p[v[0]]), v3_of4(w->particles.p[v[1]]),
-					  v3_of4(w->particles.p[v[2]])};
-		const pbd_v4 *starts = pbd_motion_starts(w);  // where pbd_guard_limit_motion sends them
-		const pbd_v3 start[3] = {v3_of4(starts[v[0]]), v3_of4(starts[v[1]]), v3_of4(starts[v[2]])};
-		float reach = BOX_SETTLE_SHARE * w->particles.radius[v[0]];
-		if (pbd_box_edges_within(&box, corner, reach) && !pbd_box_edges_within(&box, start, reach))
+		if (pbd_box_triangle_crossed(&box, w->particles.p, starts, v, w->particles.radius[v[0]]))
 			for (int j = 0; j < 3; ++j)
 				changed += pbd_guard_limit_motion(w, v[j], 0.0, stamp);
 	}

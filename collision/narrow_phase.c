@@ -218,12 +218,7 @@ void pbd_box_features_at(const pbd_collider *c, const pbd_pose *pose, pbd_box_fe
 
 bool pbd_box_edges_within(const pbd_box_features *box, const pbd_v3 corner[3], float reach)
 {
-	pbd_aabb tri_box = {v3(minf(corner[0].x, minf(corner[1].x, corner[2].x)) - reach,
-			       minf(corner[0].y, minf(corner[1].y, corner[2].y)) - reach,
-			       minf(corner[0].z, minf(corner[1].z, corner[2].z)) - reach),
-			    v3(maxf(corner[0].x, maxf(corner[1].x, corner[2].x)) + reach,
-			       maxf(corner[0].y, maxf(corner[1].y, corner[2].y)) + reach,
-			       maxf(corner[0].z, maxf(corner[1].z, corner[2].z)) + reach)};
+	pbd_aabb tri_box = pbd_points_box(corner, 3, reach);
 	if (!pbd_aabb_overlap(box->all, tri_box) || pbd_box_edges_beyond(box, tri_box))
 		return false;
 	const pbd_d3 t[3] = {d3_of(corner[0]), d3_of(corner[1]), d3_of(corner[2])};
@@ -234,4 +229,13 @@ bool pbd_box_edges_within(const pbd_box_features *box, const pbd_v3 corner[3], f
 			return true;
 	}
 	return false;
+}
+
+bool pbd_box_triangle_crossed(const pbd_box_features *box, const pbd_v4 *now, const pbd_v4 *start, const uint32_t v[3],
+			      float radius)
+{
+	const pbd_v3 corner[3] = {v3_of4(now[v[0]]), v3_of4(now[v[1]]), v3_of4(now[v[2]])};
+	const pbd_v3 from[3] = {v3_of4(start[v[0]]), v3_of4(start[v[1]]), v3_of4(start[v[2]])};
+	float reach = PBD_BOX_EDGE_SHARE * radius;
+	return pbd_box_edges_within(box, corner, reach) && !pbd_box_edges_within(box, from, reach);
 }

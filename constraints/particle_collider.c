@@ -314,9 +314,7 @@ static bool push_triangle_off_corners(pbd_world *w, const pbd_collider *c, const
 static bool inside_box(const pbd_collider *c, pbd_d3 point)
 {
 	pbd_v3 at = v3((float)point.x, (float)point.y, (float)point.z);
-	pbd_v3 local = quat_rotate(quat_conj(c->sub_end.q), v3_sub(at, c->sub_end.p));
-	pbd_v3 e = c->shape.half_extents;
-	return fabsf(local.x) < e.x && fabsf(local.y) < e.y && fabsf(local.z) < e.z;
+	return pbd_shape_distance(&c->shape, c->sub_end.p, c->sub_end.q, at) < 0.0f;
 }
 
 static bool push_edge_off_box(pbd_world *w, const pbd_collider *c, const uint32_t v[2], const pbd_box_features *box,
@@ -391,8 +389,8 @@ static int push_edges_off_box(pbd_world *w, const pbd_collider *c, const pbd_box
 		if (p0->w == 0.0f && p1->w == 0.0f)
 			continue;
 		float r = w->particles.radius[v[0]];
-		pbd_aabb edge_box = {v3(minf(p0->x, p1->x) - r, minf(p0->y, p1->y) - r, minf(p0->z, p1->z) - r),
-				     v3(maxf(p0->x, p1->x) + r, maxf(p0->y, p1->y) + r, maxf(p0->z, p1->z) + r)};
+		const pbd_v3 ends[2] = {v3_of4(*p0), v3_of4(*p1)};
+		pbd_aabb edge_box = pbd_points_box(ends, 2, r);
 		if (!pbd_aabb_overlap(box->all, edge_box) || pbd_box_edges_beyond(box, edge_box) ||
 		    started_inside_still_box(w, c, v, 2))
 			continue;
@@ -412,10 +410,8 @@ static int push_triangles_off_box(pbd_world *w, const pbd_collider *c, int *touc
 		if (p0->w == 0.0f && p1->w == 0.0f && p2->w == 0.0f)
 			continue;
 		float r = w->particles.radius[v[0]];
-		pbd_aabb tri_box = {v3(minf(p0->x, minf(p1->x, p2->x)) - r, minf(p0->y, minf(p1->y, p2->y)) - r,
-				       minf(p0->z, minf(p1->z, p2->z)) - r),
-				    v3(maxf(p0->x, maxf(p1->x, p2->x)) + r, maxf(p0->y, maxf(p1->y, p2->y)) + r,
-				       maxf(p0->z, maxf(p1->z, p2->z)) + r)};
+		const pbd_v3 corner[3] = {v3_of4(*p0), v3_of4(*p1), v3_of4(*p2)};
+		pbd_aabb tri_box = pbd_points_box(corner, 3, r);
 		if (!pbd_aabb_overlap(box.all, tri_box) || pbd_box_edges_beyond(&box, tri_box) ||
 		    started_inside_still_box(w, c, v, 3))
 			continue;
@@ -447,7 +443,6 @@ int pbd_collider_triangles_solve(pbd_world *world, int *touching)
 // through a box) is left to the pushes, which move it out over the substeps; holding it would
 // keep it there. Putting a corner back can leave a neighbouring triangle across, so the scan
 // repeats, at most BOX_HOLD_SCANS times.
-#define BOX_HOLD_SHARE 0.999f  // of the cloth's radius: within it, the edge is in the cloth
 #define BOX_HOLD_SCANS 16
 
 static int hold_triangles_off_box(pbd_world *w, const pbd_collider *c)
@@ -459,17 +454,13 @@ static int hold_triangles_off_box(pbd_world *w, const pbd_collider *c)
 		int moved = 0;
 		for (int t = 0; t < w->topology.tri_count; ++t) {
 			const uint32_t *v = w->topology.tri + 3 * t;
-			const pbd_v3 corner[3] = {v3_of4(w->particles.p[v[0]]), v3_of4(w->particles.p[v[1]]),
-						  v3_of4(w->particles.p[v[2]])};
-			const pbd_v3 start[3] = {v3_of4(w->particles.x[v[0]]), v3_of4(w->particles.x[v[1]]),
-						 v3_of4(w->particles.x[v[2]])};
-			float reach = BOX_HOLD_SHARE * w->particles.radius[v[0]];
-			if (!pbd_box_edges_within(&box, corner, reach) || pbd_box_edges_within(&box, start, reach))
+			if (!pbd_box_triangle_crossed(&box, w->particles.p, w->particles.x, v, w->particles.radius[v[0]]))
 				continue;
 			for (int j = 0; j < 3; ++j) {
 				pbd_v4 *p = &w->particles.p[v[j]];
-				if (p->w > 0.0f && (p->x != start[j].x || p->y != start[j].y || p->z != start[j].z)) {
-					v4_set3(p, start[j]);
+				pbd_v3 start = v3_of4(w->particles.x[v[j]]);
+				if (p->w > 0.0f && (p->x != start.x || p->y != start.y || p->z != start.z)) {
+					v4_set3(p, start);
 					moved++;
 				}
 			}

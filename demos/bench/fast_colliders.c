@@ -500,9 +500,9 @@ static void ridge_rotation(float q[4])
 	q[0] = sinf(0.125f * kPi), q[1] = 0.0f, q[2] = 0.0f, q[3] = cosf(0.125f * kPi);
 }
 
-void fast_ridge_drop(int substeps, double budget_s, ridge_drop_result *out)
+void fast_ridge_drop(int substeps, double budget_s, box_drop_result *out)
 {
-	*out = (ridge_drop_result){0};
+	*out = (box_drop_result){.over_top_y = NAN};
 	float q[4];
 	ridge_rotation(q);
 	contact_figures f;
@@ -520,9 +520,9 @@ void fast_ridge_drop(int substeps, double budget_s, ridge_drop_result *out)
 // cloth's middle over its edge at x = 0.4 m, dropped from 0.8 m.
 static const float kTableCentre[3] = {0.0f, 0.35f, 0.0f}, kTableHalf[3] = {0.4f, 0.35f, 0.4f};
 
-void fast_table_drop(int substeps, double budget_s, table_drop_result *out)
+void fast_table_drop(int substeps, double budget_s, box_drop_result *out)
 {
-	*out = (table_drop_result){0};
+	*out = (box_drop_result){.over_top_y = NAN};
 	const float identity[4] = {0.0f, 0.0f, 0.0f, 1.0f};
 	contact_figures f;
 	drop_outcome where;

@@ -33,28 +33,18 @@ void fast_capsule_sweep(bool across, float speed, int substeps, double budget_s,
 // curtain slid off it when far_after_stop is near 0.
 void fast_bar_push(float speed, int substeps, double budget_s, sweep_result *out);
 
-// The bench's cloth dropped across the ridge of a box turned 45 degrees (64 x 64, 1 m square,
-// for 2 s): frames with crossings and with a box edge within the cloth's thickness of its
-// mid-surface, and where the cloth ends up (its lowest point and how far its two halves hang
-// down either side of the ridge), for the tests.
-typedef struct ridge_drop_result {
+// The bench's 64 x 64 cloth, 1 m square, dropped onto a box for 2 s: frames with crossings and
+// with a box edge within the cloth's thickness of its mid-surface, and where the cloth ends up.
+typedef struct box_drop_result {
 	int frames, crossing_frames, inside_frames;
-	double lowest_y;            // m, the cloth's lowest vertex at the end
-	double hang_left, hang_right;  // m, how far below the ridge each half's lowest vertex is
+	double lowest_y;               // m, the cloth's lowest vertex at the end
+	double hang_left, hang_right;  // ridge: m, how far below the ridge each half's lowest vertex is
+	double over_top_y;             // table: m, the mean height of the vertices over its top, 10 cm
+	                               // or more inside its edges (NAN when none is)
 	bool partial, failed;
-} ridge_drop_result;
+} box_drop_result;
 
-void fast_ridge_drop(int substeps, double budget_s, ridge_drop_result *out);
-
-// The bench's cloth dropped over a table's edge (64 x 64, 1 m square, its middle over the edge
-// of a table 0.7 m high, for 2 s): frames with crossings and with a box edge within the cloth's
-// thickness of its mid-surface, and where the cloth ends up (its lowest point, and the mean
-// height of its vertices over the table top, 10 cm or more inside its edges).
-typedef struct table_drop_result {
-	int frames, crossing_frames, inside_frames;
-	double lowest_y;    // m
-	double over_top_y;  // m, NAN when no vertex is over the top
-	bool partial, failed;
-} table_drop_result;
-
-void fast_table_drop(int substeps, double budget_s, table_drop_result *out);
+// Across the ridge of a box turned 45 degrees (0.51 m high).
+void fast_ridge_drop(int substeps, double budget_s, box_drop_result *out);
+// Its middle over the edge of a table 0.7 m high.
+void fast_table_drop(int substeps, double budget_s, box_drop_result *out);
