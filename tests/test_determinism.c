@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Determinism: the same inputs give bit-identical positions across runs and across worker
-// counts (no hooks, and the task pool with 1, 2 and 4 workers); and no allocation happens
-// in steps after warm-up.
+// counts (no hooks, the task pool with 1, 2 and 4 workers, and hooks that cut every task for
+// 2 and 3); and no allocation happens in steps after warm-up.
 #include <stdlib.h>
 
 #include "scenes.h"
@@ -38,23 +38,88 @@ static void *counted_enqueue(pbd_task_fn *task, int item_count, int min_range, v
 
 static void counted_finish(void *handle, void *user) { pbd_task_pool_finish(handle, ((counted_pool *)user)->pool); }
 
-// workers 0: no hooks at all.
+// The pool works alone while other processes keep the cores busy (a test suite running beside
+// it), so it may cut few tasks or none. These hooks cut every task as `workers` threads could,
+// whatever the machine is doing: into ranges run on the calling thread, the last one first,
+// each on its own worker index. A result that depended on where the ranges begin, in which
+// order they run or on which worker would differ from one worker count to another.
+typedef struct cut_hooks {
+	int workers;
+	long spread;  // tasks cut into two ranges or more
+} cut_hooks;
+
+static void *cut_enqueue(pbd_task_fn *task, int item_count, int min_range, void *task_context, void *user)
+{
+	cut_hooks *c = user;
+	int pieces = 4 * c->workers;
+	int range = (item_count + pieces - 1) / pieces;
+	range = range > min_range ? range : min_range;
+	int ranges = (item_count + range - 1) / range;
+	for (int r = ranges - 1; r >= 0; --r) {
+		int end = (r + 1) * range < item_count ? (r + 1) * range : item_count;
+		task(r * range, end, r % c->workers, task_context);
+	}
+	c->spread += ranges > 1;
+	return NULL;  // the whole task has run
+}
+
+static void cut_finish(void *handle, void *user)
+{
+	(void)handle;
+	(void)user;
+}
+
+// Task hooks for a run: none (workers 0), the task pool (workers > 0, counted) or the cutting
+// hooks (workers < 0: -workers of them).
+typedef struct run_hooks {
+	pbd_task_pool *pool;
+	counted_pool counted;
+	cut_hooks cut;
+} run_hooks;
+
+static int use_hooks(pbd_world_def *wd, int workers, run_hooks *h)
+{
+	*h = (run_hooks){.pool = NULL};
+	if (workers > 0) {
+		CHECK_OK(pbd_task_pool_create(workers, &h->pool));
+		pbd_world_def_use_task_pool(wd, h->pool);
+		CHECK(wd->worker_count == workers);
+		h->counted.pool = h->pool;
+		wd->enqueue_task = counted_enqueue;
+		wd->finish_task = counted_finish;
+		wd->user_task_context = &h->counted;
+	} else if (workers < 0) {
+		h->cut.workers = -workers;
+		wd->worker_count = -workers;
+		wd->enqueue_task = cut_enqueue;
+		wd->finish_task = cut_finish;
+		wd->user_task_context = &h->cut;
+	}
+	return 0;
+}
+
+// Tasks the run's hooks cut: the pool's count may be anything (it works alone on a busy
+// machine); the cutting hooks must have cut many.
+static int check_spread(const char *name, int workers, const run_hooks *h)
+{
+	if (workers > 0)
+		fprintf(stderr, "  %s: the pool spread %ld tasks over %d workers\n", name, h->counted.spread, workers);
+	if (workers < 0) {
+		fprintf(stderr, "  %s: %ld tasks cut for %d workers\n", name, h->cut.spread, -workers);
+		CHECK(h->cut.spread > 1000);  // the cut path really ran
+	}
+	return 0;
+}
+
+// workers 0: no hooks at all; > 0: the task pool; < 0: the cutting hooks (use_hooks).
 static int run_hash(const char *name, int workers, int frames, uint64_t *out)
 {
 	const demo_scene *scene = demo_scene_find(name);
 	CHECK(scene);
-	counted_pool counted = {NULL, 0};
-	pbd_task_pool *pool = NULL;
+	run_hooks hooks;
 	pbd_world_def wd = pbd_world_def_default();
-	if (workers > 0) {
-		CHECK_OK(pbd_task_pool_create(workers, &pool));
-		pbd_world_def_use_task_pool(&wd, pool);
-		CHECK(wd.worker_count == workers);
-		counted.pool = pool;
-		wd.enqueue_task = counted_enqueue;
-		wd.finish_task = counted_finish;
-		wd.user_task_context = &counted;
-	}
+	if (use_hooks(&wd, workers, &hooks))
+		return 1;
 	pbd_world *w;
 	demo_scene_state st;
 	char err[256];
@@ -62,25 +127,25 @@ static int run_hash(const char *name, int workers, int frames, uint64_t *out)
 	for (int f = 0; f < frames; ++f)
 		CHECK_OK(demo_scene_step(scene, w, &st, 1.0f / 60.0f));
 	*out = hash_positions(w, &st);
-	if (workers > 1) {
-		fprintf(stderr, "  %s: %ld tasks spread over %d workers\n", name, counted.spread, workers);
-		CHECK(counted.spread > 1000);  // the parallel path really ran
-	}
+	if (check_spread(name, workers, &hooks))
+		return 1;
 	pbd_world_destroy(w);
-	pbd_task_pool_destroy(pool);
+	pbd_task_pool_destroy(hooks.pool);
 	return 0;
 }
 
 static int same_hash_everywhere(const char *name)
 {
-	const int workers[] = {0, 0, 1, 2, 4};
+	const int workers[] = {0, 0, 1, 2, 4, -2, -3};
+	const int runs = (int)(sizeof workers / sizeof workers[0]);
 	uint64_t first = 0;
-	for (int k = 0; k < 5; ++k) {
+	for (int k = 0; k < runs; ++k) {
 		uint64_t h = 0;
 		if (run_hash(name, workers[k], 300, &h))
 			return 1;
 		fprintf(stderr, "  %s, %s%d: positions hash %016llx after 300 frames\n", name,
-			workers[k] ? "workers " : "no hooks, run ", workers[k] ? workers[k] : k + 1, (unsigned long long)h);
+			workers[k] > 0 ? "pool workers " : workers[k] < 0 ? "cut for workers " : "no hooks, run ",
+			workers[k] ? abs(workers[k]) : k + 1, (unsigned long long)h);
 		if (k == 0)
 			first = h;
 		CHECK(h == first);
@@ -104,27 +169,20 @@ static int hash_sees_differences(void)
 }
 
 // Air on a cloth in steady wind (no gusts) is taken four triangles at a time, the rest of a
-// range one at a time, both bit for bit alike: the pool cuts the triangles at other places for
-// each thread count (64 x 64: 7,938 triangles, ranges of 993 on two threads and 662 on three),
-// and the cloth ends where it ends on one thread.
+// range one at a time, both bit for bit alike: the pool and the cutting hooks cut the
+// triangles at other places for each worker count (64 x 64: 7,938 triangles, ranges of 993
+// for two workers and 662 for three), and the cloth ends where it ends on one thread.
 static int air_same_on_any_thread_count(void)
 {
-	const int workers[] = {0, 2, 3};
+	const int workers[] = {0, 2, 3, -2, -3};
 	uint64_t first = 0;
-	for (int k = 0; k < 3; ++k) {
-		pbd_task_pool *pool = NULL;
-		counted_pool counted = {NULL, 0};
+	for (int k = 0; k < (int)(sizeof workers / sizeof workers[0]); ++k) {
+		run_hooks hooks;
 		pbd_world_def wd = pbd_world_def_default();
 		wd.settings.wind[0] = 4.0f, wd.settings.wind[2] = 1.5f;
 		wd.settings.wind_turbulence = 0.0f;
-		if (workers[k] > 0) {
-			CHECK_OK(pbd_task_pool_create(workers[k], &pool));
-			pbd_world_def_use_task_pool(&wd, pool);
-			counted.pool = pool;
-			wd.enqueue_task = counted_enqueue;
-			wd.finish_task = counted_finish;
-			wd.user_task_context = &counted;
-		}
+		if (use_hooks(&wd, workers[k], &hooks))
+			return 1;
 		pbd_world *w;
 		CHECK_OK(pbd_world_create(&wd, &w));
 		pbd_cloth_def d = pbd_cloth_def_default();
@@ -153,15 +211,17 @@ static int air_same_on_any_thread_count(void)
 			if (i % 3 == 0)
 				mean_x += x[i] / n;
 		}
-		fprintf(stderr, "  %d workers: positions hash %016llx, mean x %.4f m (at rest %.4f m), %ld tasks spread\n",
-			workers[k], (unsigned long long)h, mean_x, start_x, counted.spread);
-		CHECK(workers[k] == 0 || counted.spread > 1000);  // the pool really cut the work
+		fprintf(stderr, "  %s%d: positions hash %016llx, mean x %.4f m (at rest %.4f m)\n",
+			workers[k] > 0 ? "pool workers " : workers[k] < 0 ? "cut for workers " : "no hooks ", abs(workers[k]),
+			(unsigned long long)h, mean_x, start_x);
+		if (check_spread("air", workers[k], &hooks))
+			return 1;
 		CHECK(mean_x > start_x + 0.05);  // blown downwind
 		if (k == 0)
 			first = h;
 		CHECK(h == first);
 		pbd_world_destroy(w);
-		pbd_task_pool_destroy(pool);
+		pbd_task_pool_destroy(hooks.pool);
 	}
 	return 0;
 }
