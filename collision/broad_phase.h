@@ -17,6 +17,17 @@ static inline bool pbd_aabb_overlap(pbd_aabb a, pbd_aabb b)
 	       (b.lo.z <= a.hi.z);
 }
 
+// The box around `count` points, grown by `grow` on every side.
+static inline pbd_aabb pbd_points_box(const pbd_v3 *p, int count, float grow)
+{
+	pbd_aabb b = {p[0], p[0]};
+	for (int j = 1; j < count; ++j) {
+		b.lo = v3(minf(b.lo.x, p[j].x), minf(b.lo.y, p[j].y), minf(b.lo.z, p[j].z));
+		b.hi = v3(maxf(b.hi.x, p[j].x), maxf(b.hi.y, p[j].y), maxf(b.hi.z, p[j].z));
+	}
+	return (pbd_aabb){v3_sub(b.lo, v3(grow, grow, grow)), v3_add(b.hi, v3(grow, grow, grow))};
+}
+
 // One entry of the grid: a primitive in one of the cells its box covers. The cell travels with
 // the id so that entries of other cells whose hashes collide are skipped without reading a box.
 typedef struct pbd_grid_item {

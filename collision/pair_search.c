@@ -52,19 +52,9 @@ static bool edge_moved(const pbd_world *w, uint32_t e)
 
 // A lower bound of the distance between two point sets from their boxes: the widest gap
 // along one axis. Cheap; decides most pairs before an exact distance is needed.
-static pbd_aabb box_of(const pbd_v3 *p, int n)
-{
-	pbd_aabb b = {p[0], p[0]};
-	for (int i = 1; i < n; ++i) {
-		b.lo = v3(minf(b.lo.x, p[i].x), minf(b.lo.y, p[i].y), minf(b.lo.z, p[i].z));
-		b.hi = v3(maxf(b.hi.x, p[i].x), maxf(b.hi.y, p[i].y), maxf(b.hi.z, p[i].z));
-	}
-	return b;
-}
-
 static float gap_along_axes(const pbd_v3 *a, int na, const pbd_v3 *b, int nb)
 {
-	pbd_aabb p = box_of(a, na), q = box_of(b, nb);
+	pbd_aabb p = pbd_points_box(a, na, 0.0f), q = pbd_points_box(b, nb, 0.0f);
 	float gx = maxf(q.lo.x - p.hi.x, p.lo.x - q.hi.x);
 	float gy = maxf(q.lo.y - p.hi.y, p.lo.y - q.hi.y);
 	float gz = maxf(q.lo.z - p.hi.z, p.lo.z - q.hi.z);

@@ -112,16 +112,6 @@ static inline bool pbd_box_edges_beyond(const pbd_box_features *box, pbd_aabb b)
 	float clear = 1.001f * radius + 1e-6f;  // and a margin for the rounding of the above
 	return nearest2 > clear * clear;
 }
-// The box around `count` points, grown by `grow` on every side.
-static inline pbd_aabb pbd_points_box(const pbd_v3 *p, int count, float grow)
-{
-	pbd_aabb b = {p[0], p[0]};
-	for (int j = 1; j < count; ++j) {
-		b.lo = v3(minf(b.lo.x, p[j].x), minf(b.lo.y, p[j].y), minf(b.lo.z, p[j].z));
-		b.hi = v3(maxf(b.hi.x, p[j].x), maxf(b.hi.y, p[j].y), maxf(b.hi.z, p[j].z));
-	}
-	return (pbd_aabb){v3_sub(b.lo, v3(grow, grow, grow)), v3_add(b.hi, v3(grow, grow, grow))};
-}
 // Whether some edge of the box comes closer than `reach` to a triangle (or cuts it).
 bool pbd_box_edges_within(const pbd_box_features *box, const pbd_v3 corner[3], float reach);
 // Share of a cloth's radius within which a box edge counts as inside the cloth.
