@@ -145,8 +145,9 @@ static void solve_slices(int start, int end, int worker, void *context)
 		b->task(lo, hi, worker, b->job);
 }
 
-// Slices of a color per worker: a few, so that a thread held up does not hold up the rest.
-#define SLICES_PER_WORKER 4
+// Slices of a color per worker: a few, so that a thread held up does not hold up the rest
+// (as many as the pool's ranges, engine/task_pool.c).
+#define SLICES_PER_WORKER 8
 
 // Color by color: constraints of one color share no particle, so each color is spread
 // over the workers and any split gives the same result.

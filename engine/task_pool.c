@@ -24,6 +24,7 @@
 #else
 #define _POSIX_C_SOURCE 199309L  // clock_gettime
 #endif
+#include <math.h>
 #include <pthread.h>
 #include <sys/resource.h>
 #include <stdalign.h>
@@ -35,12 +36,17 @@
 #include "world.h"
 
 #define POOL_MAX_WORKERS 64
-#define RANGES_PER_WORKER 4
+// Ranges per worker: a few, so that a thread held up does not hold up the rest. On a 2-core
+// host whose cores share no cache (330 ns round trip against 55), 8 rather than 4 made 2
+// threads' 128 x 128 frame 7% shorter (2.64 ms against 2.85; the same on cores that do).
+#define RANGES_PER_WORKER 8
 
 enum { SPIN_LIMIT = 4000 };
 // Tasks run alone after a stall, first and at most; tasks without a stall that bring it back
-// to the first.
-enum { SOLO_FIRST = 1024, SOLO_MOST = 32768, SOLO_FORGIVEN = 4096 };
+// to the first. The first while is short (a 128 x 128 step has about 30 tasks per substep):
+// a quiet machine now and then holds a thread up twice in a row, and other processes on the
+// cores are left to the look at the cores below.
+enum { SOLO_FIRST = 128, SOLO_MOST = 32768, SOLO_FORGIVEN = 4096 };
 // Every WINDOW_TASKS tasks the share of ranges the other threads ran is looked at: below half
 // of theirs ((workers - 1) / workers), they are not getting the time to help (other
 // processes on the cores) and only take it from the caller.
@@ -54,16 +60,24 @@ enum { WINDOW_TASKS = 128 };
 // for thousands of tasks each. Other processes on every core hold it up again and again.
 enum { STALL_REPEAT_TASKS = 1024 };
 // Other processes that want the cores show as involuntary context switches of the calling
-// thread: 0 to 5 a second on a quiet 2-core machine, with the pool's threads busy or not; 90
-// to 100 with two busy processes beside it while it works alone, thousands while the pool's
-// threads run too. Their rate is looked at every LOAD_CHECK_TASKS tasks, over at least
-// LOAD_WINDOW_MS; at LOADED_SWITCH_RATE a second or more the caller works alone. The pool's
-// threads sleep meanwhile (they would only take the cores from it: two threads on a 2-core
-// machine with two busy processes ran a 128 x 128 cloth 0.8 times as fast as one), and the
-// next look decides again. (Only where a thread's own count is known: Linux.)
+// thread while the pool's threads run: on a quiet 2-core machine 0 to 5 in 100 ms, with one or
+// two busy processes beside it 140 to 760. Their rate is looked at every LOAD_CHECK_TASKS
+// tasks, over at least LOAD_WINDOW_MS; at LOADED_SWITCH_RATE a second or more the caller works
+// alone for a while (ALONE_FIRST_MS, doubled up to ALONE_MOST_MS each time the next look finds
+// the cores still taken), and the pool's threads sleep (they would only take the cores from
+// it: two threads on a 2-core machine with two busy processes ran a 128 x 128 cloth 0.8 times
+// as fast as one). Alone, the rate says nothing either way (2 to 14 in 100 ms with the cores
+// taken, up to 3 on a quiet machine), so after the while the threads run again and a short
+// look (PROBE_WINDOW_MS: the cores taken give dozens of switches in it) decides. The first
+// window of a calling thread is not looked at: the threads just started may share its core
+// until the system spreads them (1,435 switches a second seen on a quiet machine). (Only
+// where a thread's own count is known: Linux.)
 enum { LOAD_CHECK_TASKS = 64 };
 #define LOAD_WINDOW_MS 100.0
-#define LOADED_SWITCH_RATE 30
+#define PROBE_WINDOW_MS 20.0
+#define LOADED_SWITCH_RATE 200
+#define ALONE_FIRST_MS 1000.0
+#define ALONE_MOST_MS 8000.0
 
 // A block's claim counter (pack).
 typedef struct pool_block {
@@ -82,7 +96,6 @@ struct pbd_task_pool {
 	atomic_int sleeping_workers;
 	atomic_bool caller_sleeping;
 	atomic_bool stop;
-	atomic_bool busy;  // a task is between enqueue and finish
 	// The current task, published as a sequence lock: `writing` takes the next task's number
 	// before its fields are written, `generation` after. A thread that read a number and the
 	// fields reads `writing` again: still that number, and the fields were that task's.
@@ -92,6 +105,10 @@ struct pbd_task_pool {
 	_Atomic(void *) context;
 	atomic_int item_count, range, range_count;
 	alignas(64) atomic_int ranges_done;
+	// The caller's own line: it writes `busy` twice per task, and on a line the threads read
+	// each write waits for the line to come back from another core. (The threads' wait reads
+	// only the task number: stopping the pool changes it too.)
+	alignas(64) atomic_bool busy;  // a task is between enqueue and finish
 	// Alone for a while: when a thread the system put aside held the caller up, or the other
 	// threads ran too few of the ranges (other processes on every core), the next `solo_left`
 	// tasks run on the caller alone, and the while doubles each time it happens again.
@@ -99,13 +116,16 @@ struct pbd_task_pool {
 	atomic_int since_stall;  // tasks since the last stall (counted up to STALL_REPEAT_TASKS)
 	// The look at the cores (cores_taken): tasks since the last; one thread looks at a time,
 	// against what the same thread saw last (when, and its involuntary switches then); what
-	// it found.
+	// it found; how long this look is; while loaded, how long the caller works alone, and the
+	// while after the next.
 	atomic_int load_tasks;
 	atomic_bool load_looking;
 	pthread_t load_thread;
 	double load_since_ms;
 	int64_t load_switches;
 	atomic_bool loaded;
+	double window_ms, alone_ms, next_alone_ms;
+	bool settling;  // the first window of a thread is not looked at (below)
 	atomic_int window_tasks, window_ranges, window_helped;  // since the last look at the share
 	atomic_bool waking;  // the current task had to wake sleeping threads: no measure of help
 	pool_block block[POOL_MAX_WORKERS];
@@ -207,7 +227,7 @@ static uint32_t wait_for_task(pbd_task_pool *pool, uint32_t seen)
 {
 	for (int k = 0; k < SPIN_LIMIT; ++k) {
 		uint32_t g = atomic_load(&pool->generation);
-		if (g != seen || atomic_load_explicit(&pool->stop, memory_order_relaxed))
+		if (g != seen)
 			return g;
 		cpu_relax();
 	}
@@ -252,6 +272,8 @@ pbd_result pbd_task_pool_create(int workers, pbd_task_pool **out_pool)
 	pool->workers = workers;
 	atomic_store(&pool->since_stall, STALL_REPEAT_TASKS);
 	pool->load_switches = -1;  // no thread seen yet
+	pool->window_ms = LOAD_WINDOW_MS;
+	pool->next_alone_ms = ALONE_FIRST_MS;
 	pthread_mutex_init(&pool->lock, NULL);
 	pthread_cond_init(&pool->wake, NULL);
 	pthread_cond_init(&pool->done, NULL);
@@ -279,6 +301,7 @@ void pbd_task_pool_destroy(pbd_task_pool *pool)
 		return;
 	pthread_mutex_lock(&pool->lock);
 	atomic_store(&pool->stop, true);
+	atomic_fetch_add(&pool->generation, 1);  // spinning workers look, and find the pool stopping
 	pthread_cond_broadcast(&pool->wake);
 	pthread_mutex_unlock(&pool->lock);
 	for (int i = 0; i < pool->thread_count; ++i)
@@ -289,7 +312,8 @@ void pbd_task_pool_destroy(pbd_task_pool *pool)
 	free(pool);
 }
 
-// Looks at the calling thread's involuntary switches since it last looked (LOADED_SWITCH_RATE).
+// Looks at the calling thread's involuntary switches since it last looked (LOADED_SWITCH_RATE);
+// while the caller works alone, only at the end of its while.
 static void look_at_cores(pbd_task_pool *pool)
 {
 	double now = now_ms();
@@ -297,13 +321,27 @@ static void look_at_cores(pbd_task_pool *pool)
 	pthread_t self = pthread_self();
 	if (switches < 0)
 		return;
+	bool loaded = atomic_load_explicit(&pool->loaded, memory_order_relaxed);
 	if (pool->load_switches < 0 || !pthread_equal(self, pool->load_thread)) {
 		pool->load_thread = self;  // a thread it has not seen: from now on
-	} else if (now - pool->load_since_ms < LOAD_WINDOW_MS) {
+		pool->settling = true;
+	} else if (now - pool->load_since_ms < (loaded ? pool->alone_ms : pool->window_ms)) {
 		return;
+	} else if (pool->settling) {
+		pool->settling = false;
+	} else if (loaded) {
+		atomic_store_explicit(&pool->loaded, false, memory_order_relaxed);  // the threads again,
+		pool->window_ms = PROBE_WINDOW_MS;                                   // and a short look
 	} else {
-		bool loaded = (double)(switches - pool->load_switches) * 1e3 >= LOADED_SWITCH_RATE * (now - pool->load_since_ms);
-		atomic_store_explicit(&pool->loaded, loaded, memory_order_relaxed);
+		double rate = (double)(switches - pool->load_switches) * 1e3 / (now - pool->load_since_ms);
+		if (rate >= LOADED_SWITCH_RATE) {
+			atomic_store_explicit(&pool->loaded, true, memory_order_relaxed);
+			pool->alone_ms = pool->next_alone_ms;
+			pool->next_alone_ms = fmin(2.0 * pool->alone_ms, ALONE_MOST_MS);
+		} else {
+			pool->next_alone_ms = ALONE_FIRST_MS;
+		}
+		pool->window_ms = LOAD_WINDOW_MS;
 	}
 	pool->load_since_ms = now;
 	pool->load_switches = switches;
@@ -328,7 +366,7 @@ void *pbd_task_pool_enqueue(pbd_task_fn *task, int item_count, int min_range, vo
 		return NULL;
 	min_range = maxi(1, min_range);
 	// Not worth waking anyone, or a task is already running (the pool runs one at a time).
-	if (pool->workers == 1 || item_count <= min_range || atomic_load(&pool->busy)) {
+	if (pool->workers == 1 || item_count <= min_range || atomic_load_explicit(&pool->busy, memory_order_relaxed)) {
 		task(0, item_count, 0, task_context);
 		return NULL;
 	}
@@ -341,8 +379,7 @@ void *pbd_task_pool_enqueue(pbd_task_fn *task, int item_count, int min_range, vo
 		task(0, item_count, 0, task_context);
 		return NULL;
 	}
-	atomic_store(&pool->busy, true);
-	// A few ranges per worker, so that a slow thread does not hold up the rest.
+	atomic_store_explicit(&pool->busy, true, memory_order_relaxed);
 	int ranges = RANGES_PER_WORKER * pool->workers;
 	int range = maxi(min_range, (item_count + ranges - 1) / ranges);
 	uint32_t number = atomic_load_explicit(&pool->generation, memory_order_relaxed) + 1;
@@ -429,7 +466,7 @@ void pbd_task_pool_finish(void *user_task, void *user_context)
 		stalled = now_ms() - waiting > own + STALL_MARGIN_MS;
 	}
 	PBD_ASSERT(atomic_load(&pool->ranges_done) == range_count);
-	atomic_store(&pool->busy, false);
+	atomic_store_explicit(&pool->busy, false, memory_order_relaxed);
 	// Threads woken for this task (after a long serial stretch) start late on any machine.
 	if (!atomic_load_explicit(&pool->waking, memory_order_relaxed))
 		note_stall(pool, stalled_again(pool, stalled) ||

@@ -2,7 +2,9 @@
 // The solver-kernel targets. Every comparison is a ratio of figures taken in this run, A and B
 // interleaved repetition by repetition, medians compared: machines differ and are noisy.
 #define _POSIX_C_SOURCE 200809L  // fork, kill
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,6 +244,43 @@ static void stop_load(pid_t *pids, int count)
 	}
 }
 
+// Two threads passing a number back and forth: the time of one round trip between the cores,
+// ns. The two threads of the rows below hand over dozens of tasks per substep, and a host may
+// place its two cores on one shared cache (tens of ns) or on two (hundreds): the rows depend
+// on it, so it is printed beside them.
+enum { ROUND_TRIPS = 100000 };
+
+static void *pass_back(void *arg)
+{
+	atomic_int *ball = arg;
+	for (int k = 0; k < ROUND_TRIPS; ++k) {
+		while (atomic_load_explicit(ball, memory_order_acquire) != 2 * k + 1)
+			;
+		atomic_store_explicit(ball, 2 * k + 2, memory_order_release);
+	}
+	return NULL;
+}
+
+static double core_round_trip_ns(void)
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return -1.0;  // one core: every pass would wait for the other thread's turn
+	static _Alignas(64) atomic_int ball;
+	atomic_store(&ball, 0);
+	pthread_t other;
+	if (pthread_create(&other, NULL, pass_back, &ball) != 0)
+		return -1.0;
+	double t = now_ms();
+	for (int k = 0; k < ROUND_TRIPS; ++k) {
+		atomic_store_explicit(&ball, 2 * k + 1, memory_order_release);
+		while (atomic_load_explicit(&ball, memory_order_acquire) != 2 * k + 2)
+			;
+	}
+	t = now_ms() - t;
+	pthread_join(other, NULL);
+	return 1e6 * t / ROUND_TRIPS;
+}
+
 // Median ms per frame of 1 and 2 threads, stepped in turns.
 static int thread_pair(int res, double *one, double *two)
 {
@@ -268,6 +307,7 @@ static void thread_rows(void)
 {
 	static const int sizes[] = {128, 256};
 	printf("\ntwo threads (the engine's pool) against one, hang 5x1, self-collision off\n");
+	printf("  round trip between the cores before the quiet rows: %.0f ns\n", core_round_trip_ns());
 	for (int r = 0; r < 2; ++r) {
 		double one, two;
 		if (thread_pair(sizes[r], &one, &two) != 0)
@@ -277,6 +317,7 @@ static void thread_rows(void)
 		snprintf(note, sizeof note, "(%.3f ms and %.3f ms)", one, two);
 		bench_print_target(what, one / two, "x", ">=", 1.8, note);
 	}
+	printf("  round trip between the cores after them: %.0f ns\n", core_round_trip_ns());
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int load = cores > 0 && cores < 64 ? (int)cores : 2;
 	pid_t pids[64];
