@@ -61,23 +61,24 @@ enum { WINDOW_TASKS = 128 };
 enum { STALL_REPEAT_TASKS = 1024 };
 // Other processes that want the cores show as involuntary context switches of the calling
 // thread while the pool's threads run: on a quiet 2-core machine 0 to 5 in 100 ms, with one or
-// two busy processes beside it 140 to 760. Their rate is looked at every LOAD_CHECK_TASKS
-// tasks, over at least LOAD_WINDOW_MS; at LOADED_SWITCH_RATE a second or more the caller works
-// alone for a while (ALONE_FIRST_MS, doubled up to ALONE_MOST_MS each time the next look finds
-// the cores still taken), and the pool's threads sleep (they would only take the cores from
-// it: two threads on a 2-core machine with two busy processes ran a 128 x 128 cloth 0.8 times
-// as fast as one). Alone, the rate says nothing either way (2 to 14 in 100 ms with the cores
-// taken, up to 3 on a quiet machine), so after the while the threads run again and a short
-// look (PROBE_WINDOW_MS: the cores taken give dozens of switches in it) decides. The first
-// window of a calling thread is not looked at: the threads just started may share its core
-// until the system spreads them (1,435 switches a second seen on a quiet machine). (Only
-// where a thread's own count is known: Linux.)
+// two busy processes beside it mostly 140 to 760 (two threads then ran a 128 x 128 cloth 0.8
+// times as fast as one), at times 11 to 13 (and two threads still ran it in 3 ms where one
+// takes 5 beside such processes). Their rate is looked at every LOAD_CHECK_TASKS tasks, over
+// at least LOAD_WINDOW_MS; at LOADED_SWITCH_RATE a second or more the caller works alone for a
+// while (ALONE_FIRST_MS, doubled up to ALONE_MOST_MS each time the next look finds the cores
+// still taken) and the pool's threads sleep. Alone, the rate says nothing either way (2 to 14
+// in 100 ms with the cores taken, up to 3 on a quiet machine), so after the while the threads
+// run again and a short look (PROBE_WINDOW_MS: the cores taken give dozens of switches in it)
+// decides; cores given back are used again within ALONE_MOST_MS. The first window of a calling
+// thread is not looked at: the threads just started may share its core until the system
+// spreads them (1,435 switches a second seen on a quiet machine). (Only where a thread's own
+// count is known: Linux.)
 enum { LOAD_CHECK_TASKS = 64 };
 #define LOAD_WINDOW_MS 100.0
 #define PROBE_WINDOW_MS 20.0
 #define LOADED_SWITCH_RATE 200
-#define ALONE_FIRST_MS 1000.0
-#define ALONE_MOST_MS 8000.0
+#define ALONE_FIRST_MS 500.0
+#define ALONE_MOST_MS 2000.0
 
 // A block's claim counter (pack).
 typedef struct pool_block {
