@@ -3,6 +3,7 @@
 // interleaved repetition by repetition, medians compared: machines differ and are noisy.
 #define _POSIX_C_SOURCE 200809L  // fork, kill
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -248,14 +249,21 @@ static void stop_load(pid_t *pids, int count)
 // ns. The two threads of the rows below hand over dozens of tasks per substep, and a host may
 // place its two cores on one shared cache (tens of ns) or on two (hundreds): the rows depend
 // on it, so it is printed beside them.
-enum { ROUND_TRIPS = 100000 };
+// Both threads may have to share one core (the bench run under taskset): a long wait yields.
+enum { ROUND_TRIPS = 100000, SPINS_BEFORE_YIELD = 4096 };
+
+static void wait_for_ball(atomic_int *ball, int value)
+{
+	for (int spin = 1; atomic_load_explicit(ball, memory_order_acquire) != value; ++spin)
+		if (spin % SPINS_BEFORE_YIELD == 0)
+			sched_yield();
+}
 
 static void *pass_back(void *arg)
 {
 	atomic_int *ball = arg;
 	for (int k = 0; k < ROUND_TRIPS; ++k) {
-		while (atomic_load_explicit(ball, memory_order_acquire) != 2 * k + 1)
-			;
+		wait_for_ball(ball, 2 * k + 1);
 		atomic_store_explicit(ball, 2 * k + 2, memory_order_release);
 	}
 	return NULL;
@@ -263,8 +271,6 @@ static void *pass_back(void *arg)
 
 static double core_round_trip_ns(void)
 {
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		return -1.0;  // one core: every pass would wait for the other thread's turn
 	static _Alignas(64) atomic_int ball;
 	atomic_store(&ball, 0);
 	pthread_t other;
@@ -273,12 +279,20 @@ static double core_round_trip_ns(void)
 	double t = now_ms();
 	for (int k = 0; k < ROUND_TRIPS; ++k) {
 		atomic_store_explicit(&ball, 2 * k + 1, memory_order_release);
-		while (atomic_load_explicit(&ball, memory_order_acquire) != 2 * k + 2)
-			;
+		wait_for_ball(&ball, 2 * k + 2);
 	}
 	t = now_ms() - t;
 	pthread_join(other, NULL);
 	return 1e6 * t / ROUND_TRIPS;
+}
+
+static void print_round_trip(const char *when)
+{
+	double ns = core_round_trip_ns();
+	if (ns < 0.0)
+		printf("  round trip between the cores %s: not measured (no second thread)\n", when);
+	else
+		printf("  round trip between the cores %s: %.0f ns\n", when, ns);
 }
 
 // Median ms per frame of 1 and 2 threads, stepped in turns.
@@ -307,7 +321,7 @@ static void thread_rows(void)
 {
 	static const int sizes[] = {128, 256};
 	printf("\ntwo threads (the engine's pool) against one, hang 5x1, self-collision off\n");
-	printf("  round trip between the cores before the quiet rows: %.0f ns\n", core_round_trip_ns());
+	print_round_trip("before the quiet rows");
 	for (int r = 0; r < 2; ++r) {
 		double one, two;
 		if (thread_pair(sizes[r], &one, &two) != 0)
@@ -317,7 +331,7 @@ static void thread_rows(void)
 		snprintf(note, sizeof note, "(%.3f ms and %.3f ms)", one, two);
 		bench_print_target(what, one / two, "x", ">=", 1.8, note);
 	}
-	printf("  round trip between the cores after them: %.0f ns\n", core_round_trip_ns());
+	print_round_trip("after them");
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int load = cores > 0 && cores < 64 ? (int)cores : 2;
 	pid_t pids[64];
