@@ -130,10 +130,11 @@ typedef struct pbd_constraint_kind {
 	void (*solve_range)(int start, int end, int worker, void *job);
 } pbd_constraint_kind;
 
-extern const pbd_constraint_kind pbd_kind_distance, pbd_kind_bending, pbd_kind_tether;
+extern const pbd_constraint_kind pbd_kind_distance, pbd_kind_bending, pbd_kind_tether, pbd_kind_stretch_limit;
 // In solve order: tethers first, so that when moving pins force the cloth to stretch (a
 // twist), the stretch constraints get the last word and the strain spreads instead of piling
-// up at a pin; bending last.
+// up at a pin; bending next; the stretch limit (pbd_cloth_material.stretch_limit) last, so
+// that no kind leaves an edge past it.
 extern const pbd_constraint_kind *const pbd_constraint_kinds[];
 extern const int pbd_constraint_kind_count;
 
@@ -153,6 +154,9 @@ void pbd_distance_solve_range(pbd_v4 *p, pbd_distance_constraints *c, int start,
 			      bool keep);
 // The largest |len - rest| / rest of the constraints of one kind among start..end-1 (0 when
 // there are none; NaN strains are passed over).
+// Stretch constraints start..end-1 of one color longer than (1 + limit) rest, brought back
+// to that length (the other kinds are passed over).
+void pbd_distance_limit_range(pbd_v4 *p, const pbd_distance_constraints *c, int start, int end, float limit);
 float pbd_distance_max_strain_range(const pbd_v4 *p, const pbd_distance_constraints *c, pbd_distance_kind kind,
 				    int start, int end);
 

@@ -310,3 +310,140 @@ static void solve_range(int start, int end, int worker, void *context)
 }
 
 const pbd_constraint_kind pbd_kind_distance = {build_from_mesh, free_cloth, count, NULL, colors, solve_range};
+
+// ---- The stretch limit: the stretch constraints again, after every kind has had its say.
+
+// Constraint k brought back to (1 + limit) rest when longer (and a stretch constraint).
+static inline void limit_one(pbd_v4 *p, const pbd_distance_constraints *c, int k, float limit)
+{
+	if (c->kind[k] != PBD_DISTANCE_STRETCH)
+		return;
+	pbd_v4 *a = &p[c->ij[2 * k]], *b = &p[c->ij[2 * k + 1]];
+	float wsum = a->w + b->w, most = (1.0f + limit) * c->rest[k];
+	pbd_v3 d = v3_sub(v3_of4(*a), v3_of4(*b));
+	float len = v3_len(d);
+	if (wsum == 0.0f || !(len > most))
+		return;
+	pbd_v3 g = v3_scale(d, (most - len) / (len * wsum));
+	v4_set3(a, v3_mad(v3_of4(*a), g, a->w));
+	v4_set3(b, v3_mad(v3_of4(*b), g, -b->w));
+}
+
+#if defined(__SSE2__)
+// limit_one on four constraints of one color at once, with its operations in its order (bit
+// for bit the same): only the lanes past the limit are written.
+static void limit_four(pbd_v4 *p, const pbd_distance_constraints *c, int k, float limit)
+{
+	const uint32_t *ij = c->ij + 2 * k;
+	__m128 a[4], b[4];
+	load_ends(p, ij, a, b);
+	__m128 wsum = _mm_add_ps(a[3], b[3]);
+	__m128 most = _mm_mul_ps(_mm_set1_ps(1.0f + limit), _mm_loadu_ps(c->rest + k));
+	__m128 dx = _mm_sub_ps(a[0], b[0]), dy = _mm_sub_ps(a[1], b[1]), dz = _mm_sub_ps(a[2], b[2]);
+	__m128 len = _mm_sqrt_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz)));
+	const uint8_t *kinds = c->kind + k;
+	__m128 stretch = _mm_castsi128_ps(_mm_setr_epi32(-(kinds[0] == PBD_DISTANCE_STRETCH), -(kinds[1] == PBD_DISTANCE_STRETCH),
+							 -(kinds[2] == PBD_DISTANCE_STRETCH), -(kinds[3] == PBD_DISTANCE_STRETCH)));
+	__m128 over = _mm_and_ps(_mm_and_ps(stretch, _mm_cmpneq_ps(wsum, _mm_setzero_ps())), _mm_cmpgt_ps(len, most));
+	int lanes = _mm_movemask_ps(over);
+	if (lanes == 0)
+		return;
+	__m128 s = _mm_div_ps(_mm_sub_ps(most, len), _mm_mul_ps(len, wsum));
+	const __m128 g[3] = {_mm_mul_ps(dx, s), _mm_mul_ps(dy, s), _mm_mul_ps(dz, s)};
+	__m128 nbw = _mm_xor_ps(b[3], _mm_set1_ps(-0.0f));
+	for (int j = 0; j < 3; ++j) {
+		a[j] = _mm_add_ps(a[j], _mm_mul_ps(g[j], a[3]));
+		b[j] = _mm_add_ps(b[j], _mm_mul_ps(g[j], nbw));
+	}
+	_MM_TRANSPOSE4_PS(a[0], a[1], a[2], a[3]);
+	_MM_TRANSPOSE4_PS(b[0], b[1], b[2], b[3]);
+	for (int j = 0; j < 4; ++j) {
+		if (lanes & (1 << j)) {
+			_mm_storeu_ps(&p[ij[2 * j]].x, a[j]);
+			_mm_storeu_ps(&p[ij[2 * j + 1]].x, b[j]);
+		}
+	}
+}
+#endif
+
+#if PBD_WIDE
+// limit_four on eight lanes (wide.h).
+PBD_WIDE_FN static void limit_eight(pbd_v4 *p, const pbd_distance_constraints *c, int k, float limit)
+{
+	const uint32_t *ij = c->ij + 2 * k;
+	__m256 a[4], b[4];
+	pbd_wide_load(&p->x, ij, 2, a);
+	pbd_wide_load(&p->x, ij + 1, 2, b);
+	__m256 wsum = _mm256_add_ps(a[3], b[3]);
+	__m256 most = _mm256_mul_ps(_mm256_set1_ps(1.0f + limit), _mm256_loadu_ps(c->rest + k));
+	__m256 dx = _mm256_sub_ps(a[0], b[0]), dy = _mm256_sub_ps(a[1], b[1]), dz = _mm256_sub_ps(a[2], b[2]);
+	__m256 len = _mm256_sqrt_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)),
+						  _mm256_mul_ps(dz, dz)));
+	__m256 over = _mm256_and_ps(_mm256_cmp_ps(wsum, _mm256_setzero_ps(), _CMP_NEQ_UQ), _mm256_cmp_ps(len, most, _CMP_GT_OQ));
+	int lanes = _mm256_movemask_ps(over);
+	for (int j = 0; j < 8; ++j)
+		if (c->kind[k + j] != PBD_DISTANCE_STRETCH)
+			lanes &= ~(1 << j);
+	if (lanes == 0)
+		return;
+	__m256 s = _mm256_div_ps(_mm256_sub_ps(most, len), _mm256_mul_ps(len, wsum));
+	__m256 gx = _mm256_mul_ps(dx, s), gy = _mm256_mul_ps(dy, s), gz = _mm256_mul_ps(dz, s);
+	__m256 nbw = _mm256_xor_ps(b[3], _mm256_set1_ps(-0.0f));
+	a[0] = _mm256_add_ps(a[0], _mm256_mul_ps(gx, a[3]));
+	a[1] = _mm256_add_ps(a[1], _mm256_mul_ps(gy, a[3]));
+	a[2] = _mm256_add_ps(a[2], _mm256_mul_ps(gz, a[3]));
+	b[0] = _mm256_add_ps(b[0], _mm256_mul_ps(gx, nbw));
+	b[1] = _mm256_add_ps(b[1], _mm256_mul_ps(gy, nbw));
+	b[2] = _mm256_add_ps(b[2], _mm256_mul_ps(gz, nbw));
+	pbd_wide_store(&p->x, ij, 2, a, lanes);
+	pbd_wide_store(&p->x, ij + 1, 2, b, lanes);
+}
+#endif
+
+void pbd_distance_limit_range(pbd_v4 *p, const pbd_distance_constraints *c, int start, int end, float limit)
+{
+#if defined(__SSE2__)
+	// The overflow color may share particles: one at a time there.
+	if (pbd_colors_independent(c->color_count, c->color_start, end)) {
+#if PBD_WIDE
+		if (pbd_wide_available())
+			for (; start + 8 <= end; start += 8)
+				limit_eight(p, c, start, limit);
+#endif
+		for (; start + 4 <= end; start += 4)
+			limit_four(p, c, start, limit);
+	}
+#endif
+	for (int k = start; k < end; ++k)
+		limit_one(p, c, k, limit);
+}
+
+static bool build_nothing(pbd_world *w, pbd_body *cloth, const pbd_cloth_mesh *m)
+{
+	PBD_UNUSED(w), PBD_UNUSED(cloth), PBD_UNUSED(m);
+	return true;
+}
+static void free_nothing(pbd_world *w, pbd_body *cloth) { PBD_UNUSED(w), PBD_UNUSED(cloth); }
+// It adds no constraints of its own: it goes over the stretch constraints again.
+static int no_constraints(const pbd_body *cloth)
+{
+	PBD_UNUSED(cloth);
+	return 0;
+}
+static bool limited(const pbd_body *cloth) { return cloth->material.stretch_limit > 0.0f; }
+static int limit_items(const pbd_body *cloth) { return limited(cloth) ? cloth->distance.count : 0; }
+static int limit_colors(const pbd_body *cloth, const int **start, const int **bands)
+{
+	return limited(cloth) ? colors(cloth, start, bands) : 0;
+}
+
+static void limit_range(int start, int end, int worker, void *context)
+{
+	PBD_UNUSED(worker);
+	const pbd_constraint_job *job = context;
+	pbd_distance_limit_range(job->p, &job->cloth->distance, job->first + start, job->first + end,
+				 job->cloth->material.stretch_limit);
+}
+
+const pbd_constraint_kind pbd_kind_stretch_limit = {build_nothing, free_nothing, no_constraints, limit_items,
+						    limit_colors, limit_range};

@@ -56,11 +56,13 @@ static pbd_result check_def_common(pbd_world *w, const pbd_cloth_def *def)
 pbd_result pbd_check_material(pbd_world *w, const pbd_cloth_material *m)
 {
 	const float values[] = {m->stretch_compliance, m->shear_compliance, m->bend_compliance, m->damping,
-				m->static_friction, m->kinetic_friction, m->thickness, m->tether_slack, m->tear_strain};
+				m->static_friction, m->kinetic_friction, m->thickness, m->tether_slack, m->tear_strain,
+				m->stretch_limit};
 	if (!pbd_finite_n(values, PBD_ARRAY_COUNT(values)))
 		return pbd_fail(w, PBD_ERR_NOT_FINITE, "cloth material contains NaN or infinity");
 	static const char *const names[] = {"stretch compliance", "shear compliance", "bend compliance", "damping",
-					    "static friction", "kinetic friction", "thickness", NULL, "tear strain"};
+					    "static friction", "kinetic friction", "thickness", NULL, "tear strain",
+					    "stretch limit"};
 	for (int i = 0; i < PBD_ARRAY_COUNT(names); ++i)
 		if (names[i] && values[i] < 0.0f)
 			return pbd_fail(w, PBD_ERR_NEGATIVE, "%s must be >= 0, got %g", names[i], (double)values[i]);

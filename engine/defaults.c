@@ -37,13 +37,14 @@ pbd_cloth_material pbd_cloth_material_default(void)
 	return (pbd_cloth_material){
 		.stretch_compliance = 1e-6f,
 		.shear_compliance = 1e-5f,
-		.bend_compliance = 1000.0f,
+		.bend_compliance = 1.0e4f,
 		.damping = 1.0f,
 		.static_friction = 0.5f,
 		.kinetic_friction = 0.4f,
 		.thickness = 0.01f,
 		.tether_slack = 0.02f,
 		.self_collision = 1,
+		.stretch_limit = 0.05f,
 	};
 }
 

@@ -193,13 +193,13 @@ static void project(pbd_world *w, float inv_h2, int pass, int passes)
 			const pbd_constraint_kind *kind = pbd_constraint_kinds[k];
 			const int *color_start = NULL, *band_start = NULL;
 			int colors = kind->colors(c, &color_start, &band_start);
-			PBD_ASSERT(colors == 0 || colors_cover(kind->count(c), colors, color_start));
+			int items = (kind->items ? kind->items : kind->count)(c);
+			PBD_ASSERT(colors == 0 || colors_cover(items, colors, color_start));
 			job.first = 0;
 			if (colors > 0)
 				project_colors(w, kind->solve_range, &job, colors, color_start, band_start);
 			else
-				pbd_parallel_for(w, kind->solve_range, (kind->items ? kind->items : kind->count)(c),
-						 PBD_CONSTRAINTS_PER_RANGE, &job);
+				pbd_parallel_for(w, kind->solve_range, items, PBD_CONSTRAINTS_PER_RANGE, &job);
 		}
 	}
 }

@@ -28,6 +28,7 @@ static int triangle_world(pbd_world **w, pbd_cloth_id *id, float d, float drop, 
 	cd.pinned_count = 2;
 	cd.material.stretch_compliance = compliance;
 	cd.material.tether_slack = -1.0f;
+	cd.material.stretch_limit = 0.0f;  // the compliance alone
 	CHECK_OK(pbd_cloth_create(*w, &cd, id));
 	return 0;
 }
@@ -112,7 +113,7 @@ static void crumpled_grid(pbd_v4 *p, pbd_v3 *rest, uint32_t seed)
 
 // Solving a color four constraints at a time (where the instruction set allows) gives the
 // same positions and multipliers, bit for bit, as solving it one constraint at a time
-// (ranges of one constraint never take the four-wide path).
+// (ranges of one constraint never take the four-wide path); so does the stretch limit.
 static int kernels_match_one_at_a_time(void)
 {
 	pbd_world *w = test_world_vacuum();
@@ -153,10 +154,22 @@ static int kernels_match_one_at_a_time(void)
 	CHECK(pbd_bending_build(w, &bc, N, stencils, stencil, rest_shape));
 	pbd_distance_set_compliance(&dc, 1e-6f, 1e-5f);
 	float lambda_d[4 * N], lambda_b[3 * N];
+	// The stretch limit too, color by color, at 0.5%: the pinned particles keep many edges
+	// past it.
+	const float limit = 0.005f;
+	int limited = 0;
 	for (int pass = 0; pass < 3; ++pass) {
 		pbd_distance_solve(p, &dc, 3600.0f);
 		pbd_bending_solve(p, &bc, 1e-3f, 3600.0f);
+		static pbd_v4 before[N];
+		memcpy(before, p, sizeof p);
+		for (int k = 0; k < dc.color_count; ++k)
+			pbd_distance_limit_range(p, &dc, dc.color_start[k], dc.color_start[k + 1], limit);
+		for (int i = 0; i < N; ++i)
+			limited += memcmp(&before[i], &p[i], sizeof p[i]) != 0;
 	}
+	fprintf(stderr, "the stretch limit moved particles %d times in 3 passes\n", limited);
+	CHECK(limited > 0);
 	memcpy(lambda_d, dc.lambda, (size_t)edges * sizeof *lambda_d);
 	memcpy(lambda_b, bc.lambda, (size_t)stencils * 3 * sizeof *lambda_b);
 	pbd_distance_reset(&dc);
@@ -168,6 +181,8 @@ static int kernels_match_one_at_a_time(void)
 			pbd_distance_solve_range(q, &dc, k, k + 1, 3600.0f, pass == 0, true);
 		for (int k = 0; k < stencils; ++k)
 			pbd_bending_solve_range(q, &bc, k, k + 1, 1e-3f, 3600.0f, pass == 0, true);
+		for (int k = 0; k < edges; ++k)
+			pbd_distance_limit_range(q, &dc, k, k + 1, limit);
 	}
 	CHECK(memcmp(p, q, sizeof p) == 0);
 	CHECK(memcmp(lambda_d, dc.lambda, (size_t)edges * sizeof *lambda_d) == 0);
@@ -181,6 +196,8 @@ static int kernels_match_one_at_a_time(void)
 		for (int k = 0; k < bc.color_count; ++k)
 			pbd_bending_solve_range(r, &bc, bc.color_start[k], bc.color_start[k + 1], 1e-3f, 3600.0f, pass == 0,
 						pass < 2);
+		for (int k = 0; k < dc.color_count; ++k)
+			pbd_distance_limit_range(r, &dc, dc.color_start[k], dc.color_start[k + 1], limit);
 	}
 	CHECK(memcmp(p, r, sizeof p) == 0);
 	// Not vacuous: the constraints moved the free particles and left the pinned ones.
@@ -264,6 +281,38 @@ static int compliant_link_elongation(void)
 	CHECK(elongation > 0.05 * rest);  // the compliance is visible, not a rounding error
 	CHECK_NEAR(measured, elongation, 0.01 * elongation);
 	pbd_world_destroy(w);
+	return 0;
+}
+
+// The same links with a stretch limit of 2%: where the compliance alone gives more (9.8%
+// here), the links hang at (1 + limit) times their rest length, and with a limit above
+// what the compliance gives they hang as without one.
+static int stretch_limit_caps_elongation(void)
+{
+	const float d = 0.05f, drop = 1.0f, mass = 0.1f, compliance = 1e-2f;
+	double rest = sqrt(d * d + drop * drop), area = d * drop;
+	double free_elongation = sqrt(d * d + pow(hanging_depth(d, rest, compliance * rest * rest / area, mass, 9.81), 2)) - rest;
+	const float limits[2] = {0.02f, 0.2f};
+	for (int k = 0; k < 2; ++k) {
+		pbd_world *w;
+		pbd_cloth_id id;
+		if (triangle_world(&w, &id, d, drop, mass, compliance))
+			return 1;
+		pbd_cloth_material m;
+		CHECK_OK(pbd_cloth_get_material(w, id, &m));
+		m.stretch_limit = limits[k];
+		CHECK_OK(pbd_cloth_set_material(w, id, &m));
+		for (int i = 0; i < 600; ++i)
+			CHECK_OK(pbd_world_step(w, 1.0f / 60.0f));
+		const float *x = pbd_cloth_positions(w, id, NULL);
+		double measured = vertex_distance(x, 0, 2) - rest;
+		double expected = fmin(free_elongation, limits[k] * rest);
+		fprintf(stderr, "limit %.0f%%: elongation %.5f m, expected %.5f m (%.5f m without a limit)\n",
+			100.0 * limits[k], measured, expected, free_elongation);
+		CHECK(free_elongation > 0.05 * rest);
+		CHECK_NEAR(measured, expected, 0.01 * expected);
+		pbd_world_destroy(w);
+	}
 	return 0;
 }
 
@@ -466,7 +515,7 @@ static int air_forces_match_formula(void)
 int main(int argc, char **argv)
 {
 	static const test_case cases[] = {
-		TEST(distance_returns_to_rest), TEST(distance_kernel_exact), TEST(compliant_link_elongation),
+		TEST(distance_returns_to_rest), TEST(distance_kernel_exact), TEST(compliant_link_elongation), TEST(stretch_limit_caps_elongation),
 		TEST(bending_hinge_angle),      TEST(bending_weights_flat),  TEST(friction_cone),
 		TEST(tether_limit),             TEST(shape_distances),
 		TEST(kernels_match_one_at_a_time), TEST(air_forces_match_formula),

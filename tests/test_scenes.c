@@ -145,8 +145,8 @@ static int hang_hangs_from_its_pins(void)
 	fprintf(stderr, "hang: 99%% of the edges stretched less than %.1f%%\n", 100.0 * strain99);
 	CHECK(strain99 < 0.05);  // stretched less than 5% (but a few edges at the pins)
 	// The top edge sags between the pins like the limp edge of cloth: a chain of length L = 1 m
-	// hung from points d = 0.7 m apart sags about sqrt(3 d (L - d) / 8) = 0.28 m; a sheet as
-	// stiff as the engine's default bending holds its top edge up (0.14 m).
+	// hung from points d = 0.7 m apart sags about sqrt(3 d (L - d) / 8) = 0.28 m; a sheet
+	// ten times as stiff in bending (1000, leather's) holds its top edge up (0.14 m).
 	CHECK(middle[1] < 2.0 - 0.2);
 	CHECK(b.hi[2] - b.lo[2] > 0.05);    // the slack has gone into folds out of the plane
 	CHECK(fabs(b.mean[0]) < 0.05);      // between its pins
@@ -249,8 +249,9 @@ static double share_over_air(const scene_run *r, int k, double reach, double gap
 // fold: the 2.4 m strip, dropped edge first, lies in flat folds: its footprint is much
 // shorter than the strip, the folds stack a few thicknesses high, little of it stands over
 // air, and it is at rest. (Share of the vertices 4 cm or more above what is under them, for
-// the strip leaning 6 to 10 degrees instead of 8 as it falls: 4.5-10.7% with the scene's
-// bending, 14.0-27.6% with the stiffer default's, which rolls up into tubes or arches over.)
+// the strip leaning 6 to 10 degrees instead of 8 as it falls: 4.5-10.7% with the default
+// bending (denim's), 14.0-27.6% with ten times stiffer bending, 1000, which rolls up
+// into tubes or arches over; both measured before the stretch limit.)
 static int fold_lies_in_folds(void)
 {
 	scene_run r;

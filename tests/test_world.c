@@ -59,6 +59,7 @@ static float *hanging_curtain(int substeps, int iterations, int *count, double *
 	d.material.shear_compliance = 1.0f;
 	d.material.bend_compliance = 1e5f;
 	d.material.tether_slack = -1.0f;
+	d.material.stretch_limit = 0.0f;  // rubber stretches
 	d.material.damping = 3.0f;
 	pbd_cloth_id id;
 	float *out = NULL;

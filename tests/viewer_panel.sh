@@ -28,7 +28,7 @@ sleep 0.2
 damping=$(awk '$1 == "damping" { print $3 }' "$dir/tuning.ini")
 echo "damping after the click: $damping"
 awk -v d="$damping" 'BEGIN { exit !(d + 0 > 40) }' || fail "the slider click did not set a high damping ($damping)"
-xdotool mousemove --window "$wid" 940 480 click 1     # "5  fold" in the scene list
+xdotool mousemove --window "$wid" 940 503 click 1     # "5  fold" in the scene list
 for _ in $(seq 1 100); do
   xdotool search --name '^pbd - fold$' >/dev/null 2>&1 && break
   sleep 0.1
@@ -37,7 +37,7 @@ xdotool search --name '^pbd - fold$' >/dev/null 2>&1 || fail "the scene list did
 echo "the scene list switched to fold"
 xdotool key --window "$wid" l                          # hidden: the same place is the scene's again
 sleep 0.3
-xdotool mousemove --window "$wid" 940 429 click 1     # where "2  drop" was
+xdotool mousemove --window "$wid" 940 452 click 1     # where "2  drop" was
 sleep 0.5
 xdotool search --name '^pbd - fold$' >/dev/null 2>&1 || fail "a click where the hidden panel was switched the scene"
 quit_with_escape "$pid" || exit 1

@@ -50,6 +50,7 @@ MATERIAL_PARAM(damping)
 MATERIAL_PARAM(thickness)
 MATERIAL_PARAM(tether_slack)
 MATERIAL_PARAM(tear_strain)
+MATERIAL_PARAM(stretch_limit)
 
 // Friction: the contact coefficient is sqrt(cloth * collider), so the demos set both sides
 // to the same value and the contact gets exactly that value.
@@ -168,6 +169,9 @@ static const demo_param params[] = {
 	 set_self_collision},
 	// 0 never tears; T makes any scene's cloth tear at 5%, 10%, ... of stretch.
 	{"tear_strain", "tear strain", "", 'T', DEMO_STEP_ADD, 0.05f, 0.0f, 10.0f, 0, get_tear_strain, set_tear_strain},
+	// 0: no limit; edges longer than 1 + this times their rest length are brought back each pass.
+	{"stretch_limit", "stretch limit", "", 0, DEMO_STEP_ADD, 0.01f, 0.0f, 10.0f, 0, get_stretch_limit,
+	 set_stretch_limit},
 };
 
 int demo_param_count(void) { return (int)(sizeof params / sizeof params[0]); }

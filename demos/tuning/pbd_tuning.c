@@ -52,6 +52,10 @@ pbd_tuning pbd_tuning_default(void)
 //    pinched or held (hang and drape keep the 99th percentile within strain_limit, a few
 //    edges go past), so the presets tear at about twice the breaking elongation: a cloth
 //    pulled hard tears, one that hangs or drapes does not.
+//  - stretch limit: woven fabrics and leather stretch a few percent under the loads of use
+//    (the soft start of the J-shaped curve above), so their edges are held within 5% each pass,
+//    whatever one pass per substep leaves of a hard pull; rubber is meant to stretch (0: no
+//    limit). A grab or a pin can still pull an edge past it, and so tear the cloth.
 typedef struct preset {
 	const char *name;
 	float areal_density;
@@ -59,14 +63,15 @@ typedef struct preset {
 	float damping, static_friction, kinetic_friction, thickness;
 	float strain_limit;  // of the 99th-percentile edge elongation (pbd_tuning.h)
 	float tear_strain;
+	float stretch_limit;  // the engine's (pbd_cloth_material.stretch_limit)
 } preset;
 
 static const preset presets[] = {
-	{"silk", 0.08f, 2e-5f, 2e-4f, 5e5f, 0.5f, 0.25f, 0.2f, 0.006f, 0.15f, 0.4f},
-	{"cotton", 0.15f, 5e-6f, 5e-5f, 1e5f, 1.0f, 0.5f, 0.4f, 0.008f, 0.15f, 0.4f},
-	{"denim", 0.42f, 1e-6f, 1e-5f, 1e4f, 1.5f, 0.6f, 0.5f, 0.010f, 0.15f, 0.5f},
-	{"leather", 0.9f, 5e-7f, 1e-6f, 2e3f, 2.0f, 0.55f, 0.45f, 0.012f, 0.15f, 1.0f},
-	{"rubber", 1.1f, 5e-4f, 1e-3f, 6e3f, 0.3f, 1.0f, 0.8f, 0.010f, 0.15f, 10.0f},
+	{"silk", 0.08f, 2e-5f, 2e-4f, 5e5f, 0.5f, 0.25f, 0.2f, 0.006f, 0.15f, 0.4f, 0.05f},
+	{"cotton", 0.15f, 5e-6f, 5e-5f, 1e5f, 1.0f, 0.5f, 0.4f, 0.008f, 0.15f, 0.4f, 0.05f},
+	{"denim", 0.42f, 1e-6f, 1e-5f, 1e4f, 1.5f, 0.6f, 0.5f, 0.010f, 0.15f, 0.5f, 0.05f},
+	{"leather", 0.9f, 5e-7f, 1e-6f, 2e3f, 2.0f, 0.55f, 0.45f, 0.012f, 0.15f, 1.0f, 0.05f},
+	{"rubber", 1.1f, 5e-4f, 1e-3f, 6e3f, 0.3f, 1.0f, 0.8f, 0.010f, 0.15f, 10.0f, 0.0f},
 };
 
 int pbd_tuning_preset_count(void) { return (int)(sizeof presets / sizeof presets[0]); }
@@ -97,6 +102,7 @@ int pbd_tuning_apply_preset(pbd_tuning *t, const char *name)
 		t->material.kinetic_friction = p->kinetic_friction;
 		t->material.thickness = p->thickness;
 		t->material.tear_strain = p->tear_strain;
+		t->material.stretch_limit = p->stretch_limit;
 		return 0;
 	}
 	return -1;
@@ -136,6 +142,7 @@ static const field fields[] = {
 	CLOTH_FIELD(thickness, 0.0f, 1e30f),
 	CLOTH_FIELD(tether_slack, -1e30f, 1e30f),
 	CLOTH_FIELD(tear_strain, 0.0f, 1e30f),
+	CLOTH_FIELD(stretch_limit, 0.0f, 1e30f),
 	{"cloth", "self_collision", FIELD_INT, offsetof(pbd_tuning, material.self_collision), 0.0f, 1.0f,
 	 "cloth_def.material.self_collision"},
 	WORLD_FIELD(substeps, FIELD_INT, 1.0f, 1000.0f),

@@ -327,7 +327,8 @@ static void do_op(driver *d, reader *r)
 		if (pbd_cloth_get_material(d->w, cloth, &m) != PBD_OK)
 			break;
 		m.tear_strain = byte(r) & 1 ? scaled(r, 0.2f) : value(r);
-		trace("tear strain %g\n", (double)m.tear_strain);
+		m.stretch_limit = byte(r) & 1 ? scaled(r, 0.1f) : value(r);  // the limit with it, any or none
+		trace("tear strain %g stretch limit %g\n", (double)m.tear_strain, (double)m.stretch_limit);
 		after(d, pbd_cloth_set_material(d->w, cloth, &m), "pbd_cloth_set_material (tear)");
 		int n = 0;
 		pbd_cloth_positions(d->w, cloth, &n);

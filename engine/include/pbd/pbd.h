@@ -439,11 +439,11 @@ typedef struct pbd_cloth_material {
 	float shear_compliance;
 	/// Bending compliance in 1/(N m): the inverse of the bending stiffness k_b. Isometric
 	/// bending (Bergou et al. 2006): a quadratic energy in the positions, exact for cloth that
-	/// is flat at rest (a curved rest mesh is pulled towards flat). >= 0. Default 1000
-	/// (k_b = 1e-3 N m, about 10 gf cm^2/cm in Kawabata's units: a bending length
-	/// (k_b / weight per area)^(1/3) of about 8 cm for the default 0.2 kg/m^2, as stiff as
-	/// garment leather or heavy canvas; measured fabrics give about 1e4 for denim, 1e5 for
-	/// cotton shirting and 5e5 for silk, the demos' material presets).
+	/// is flat at rest (a curved rest mesh is pulled towards flat). >= 0. Default 1e4
+	/// (k_b = 1e-4 N m, about 1 gf cm^2/cm in Kawabata's units, as denim measures: a bending
+	/// length (k_b / weight per area)^(1/3) of 3.7 cm for the default 0.2 kg/m^2; measured
+	/// fabrics give about 1e5 for cotton shirting and 5e5 for silk, and garment leather or
+	/// heavy canvas 1000 to 5000, the demos' material presets).
 	float bend_compliance;
 	/// Damping rate in 1/s: velocities relative to a reference motion decay as
 	/// exp(-damping t). For a cloth without pins the reference is its rigid motion, so free
@@ -481,6 +481,16 @@ typedef struct pbd_cloth_material {
 	/// opens across the edge's direction (see pbd_cloth_split_vertex). 0: the cloth never
 	/// tears. >= 0. Default 0.
 	float tear_strain;
+	/// Stretch limit: in each constraint pass, after the stretch, shear, bending and tether
+	/// projections, an edge (not a grid's shear diagonal) longer than (1 + stretch_limit)
+	/// times its rest length is brought back to that length, whatever its compliance (strain
+	/// limiting, Provot 1995). Woven cloth stretches a few percent at most, yet one pass per
+	/// substep leaves edges pulled by a fast grab stretched far more, and friction where the
+	/// cloth lies on itself or a collider then holds that stretch for good, as a rope round a
+	/// post holds its pull. Cloth whose holds stretch it on purpose (two edges wrung against
+	/// each other) or that is to tear wants 0: no limit, as for a rubber sheet. Pins and
+	/// attachments still pull edges past the limit. >= 0. Default 0.05.
+	float stretch_limit;
 } pbd_cloth_material;
 
 /// The default material (each field's default is given above).
