@@ -99,6 +99,27 @@ static inline void load_ends(const pbd_v4 *p, const uint32_t *ij, __m128 a[4], _
 	_MM_TRANSPOSE4_PS(b[0], b[1], b[2], b[3]);
 }
 
+// The ends of four constraints moved along d = a - b by d s, each by its inverse mass (a
+// forwards, b back), and stored where `lanes` has a bit.
+static inline void move_ends_four(pbd_v4 *p, const uint32_t *ij, __m128 a[4], __m128 b[4], const __m128 d[3], __m128 s,
+				  int lanes)
+{
+	const __m128 g[3] = {_mm_mul_ps(d[0], s), _mm_mul_ps(d[1], s), _mm_mul_ps(d[2], s)};
+	__m128 nbw = _mm_xor_ps(b[3], _mm_set1_ps(-0.0f));
+	for (int j = 0; j < 3; ++j) {
+		a[j] = _mm_add_ps(a[j], _mm_mul_ps(g[j], a[3]));
+		b[j] = _mm_add_ps(b[j], _mm_mul_ps(g[j], nbw));
+	}
+	_MM_TRANSPOSE4_PS(a[0], a[1], a[2], a[3]);  // back to one particle per register
+	_MM_TRANSPOSE4_PS(b[0], b[1], b[2], b[3]);
+	for (int j = 0; j < 4; ++j) {
+		if (lanes & (1 << j)) {
+			_mm_storeu_ps(&p[ij[2 * j]].x, a[j]);
+			_mm_storeu_ps(&p[ij[2 * j + 1]].x, b[j]);
+		}
+	}
+}
+
 // Four constraints of one color at once: they share no particle, so none reads what another
 // writes. The operations are the one-at-a-time loop's, in the same order and correctly
 // rounded (sqrt, division), so positions come out bit for bit the same.
@@ -122,25 +143,25 @@ static void solve_four(pbd_v4 *p, pbd_distance_constraints *c, int k, float inv_
 	__m128 dl = _mm_div_ps(_mm_xor_ps(error, sign), _mm_add_ps(wsum, alpha));
 	if (keep)
 		_mm_storeu_ps(c->lambda + k, _mm_or_ps(_mm_and_ps(active, _mm_add_ps(lambda, dl)), _mm_andnot_ps(active, lambda)));
-	__m128 s = _mm_div_ps(dl, len);
-	const __m128 g[3] = {_mm_mul_ps(dx, s), _mm_mul_ps(dy, s), _mm_mul_ps(dz, s)};
-	__m128 nbw = _mm_xor_ps(b[3], sign);
-	for (int j = 0; j < 3; ++j) {
-		a[j] = _mm_add_ps(a[j], _mm_mul_ps(g[j], a[3]));
-		b[j] = _mm_add_ps(b[j], _mm_mul_ps(g[j], nbw));
-	}
-	_MM_TRANSPOSE4_PS(a[0], a[1], a[2], a[3]);  // back to one particle per register
-	_MM_TRANSPOSE4_PS(b[0], b[1], b[2], b[3]);
-	for (int j = 0; j < 4; ++j) {
-		if (lanes & (1 << j)) {
-			_mm_storeu_ps(&p[ij[2 * j]].x, a[j]);
-			_mm_storeu_ps(&p[ij[2 * j + 1]].x, b[j]);
-		}
-	}
+	move_ends_four(p, ij, a, b, (const __m128[3]){dx, dy, dz}, _mm_div_ps(dl, len), lanes);
 }
 #endif
 
 #if PBD_WIDE
+// move_ends_four on eight lanes.
+PBD_WIDE_FN static inline void move_ends_eight(pbd_v4 *p, const uint32_t *ij, __m256 a[4], __m256 b[4],
+					       const __m256 d[3], __m256 s, int lanes)
+{
+	__m256 nbw = _mm256_xor_ps(b[3], _mm256_set1_ps(-0.0f));
+	for (int j = 0; j < 3; ++j) {
+		__m256 g = _mm256_mul_ps(d[j], s);
+		a[j] = _mm256_add_ps(a[j], _mm256_mul_ps(g, a[3]));
+		b[j] = _mm256_add_ps(b[j], _mm256_mul_ps(g, nbw));
+	}
+	pbd_wide_store(&p->x, ij, 2, a, lanes);
+	pbd_wide_store(&p->x, ij + 1, 2, b, lanes);
+}
+
 // solve_four's operations on eight lanes (wide.h).
 PBD_WIDE_FN static void solve_eight(pbd_v4 *p, pbd_distance_constraints *c, int k, float inv_h2, bool fresh, bool keep)
 {
@@ -164,17 +185,7 @@ PBD_WIDE_FN static void solve_eight(pbd_v4 *p, pbd_distance_constraints *c, int 
 	__m256 dl = _mm256_div_ps(_mm256_xor_ps(error, sign), _mm256_add_ps(wsum, alpha));
 	if (keep)
 		_mm256_storeu_ps(c->lambda + k, _mm256_blendv_ps(lambda, _mm256_add_ps(lambda, dl), active));
-	__m256 s = _mm256_div_ps(dl, len);
-	__m256 gx = _mm256_mul_ps(dx, s), gy = _mm256_mul_ps(dy, s), gz = _mm256_mul_ps(dz, s);
-	__m256 nbw = _mm256_xor_ps(b[3], sign);
-	a[0] = _mm256_add_ps(a[0], _mm256_mul_ps(gx, a[3]));
-	a[1] = _mm256_add_ps(a[1], _mm256_mul_ps(gy, a[3]));
-	a[2] = _mm256_add_ps(a[2], _mm256_mul_ps(gz, a[3]));
-	b[0] = _mm256_add_ps(b[0], _mm256_mul_ps(gx, nbw));
-	b[1] = _mm256_add_ps(b[1], _mm256_mul_ps(gy, nbw));
-	b[2] = _mm256_add_ps(b[2], _mm256_mul_ps(gz, nbw));
-	pbd_wide_store(&p->x, ij, 2, a, lanes);
-	pbd_wide_store(&p->x, ij + 1, 2, b, lanes);
+	move_ends_eight(p, ij, a, b, (const __m256[3]){dx, dy, dz}, _mm256_div_ps(dl, len), lanes);
 }
 #endif
 
@@ -348,21 +359,8 @@ static void limit_four(pbd_v4 *p, const pbd_distance_constraints *c, int k, floa
 	int lanes = _mm_movemask_ps(over);
 	if (lanes == 0)
 		return;
-	__m128 s = _mm_div_ps(_mm_sub_ps(most, len), _mm_mul_ps(len, wsum));
-	const __m128 g[3] = {_mm_mul_ps(dx, s), _mm_mul_ps(dy, s), _mm_mul_ps(dz, s)};
-	__m128 nbw = _mm_xor_ps(b[3], _mm_set1_ps(-0.0f));
-	for (int j = 0; j < 3; ++j) {
-		a[j] = _mm_add_ps(a[j], _mm_mul_ps(g[j], a[3]));
-		b[j] = _mm_add_ps(b[j], _mm_mul_ps(g[j], nbw));
-	}
-	_MM_TRANSPOSE4_PS(a[0], a[1], a[2], a[3]);
-	_MM_TRANSPOSE4_PS(b[0], b[1], b[2], b[3]);
-	for (int j = 0; j < 4; ++j) {
-		if (lanes & (1 << j)) {
-			_mm_storeu_ps(&p[ij[2 * j]].x, a[j]);
-			_mm_storeu_ps(&p[ij[2 * j + 1]].x, b[j]);
-		}
-	}
+	move_ends_four(p, ij, a, b, (const __m128[3]){dx, dy, dz}, _mm_div_ps(_mm_sub_ps(most, len), _mm_mul_ps(len, wsum)),
+		       lanes);
 }
 #endif
 
@@ -386,17 +384,8 @@ PBD_WIDE_FN static void limit_eight(pbd_v4 *p, const pbd_distance_constraints *c
 			lanes &= ~(1 << j);
 	if (lanes == 0)
 		return;
-	__m256 s = _mm256_div_ps(_mm256_sub_ps(most, len), _mm256_mul_ps(len, wsum));
-	__m256 gx = _mm256_mul_ps(dx, s), gy = _mm256_mul_ps(dy, s), gz = _mm256_mul_ps(dz, s);
-	__m256 nbw = _mm256_xor_ps(b[3], _mm256_set1_ps(-0.0f));
-	a[0] = _mm256_add_ps(a[0], _mm256_mul_ps(gx, a[3]));
-	a[1] = _mm256_add_ps(a[1], _mm256_mul_ps(gy, a[3]));
-	a[2] = _mm256_add_ps(a[2], _mm256_mul_ps(gz, a[3]));
-	b[0] = _mm256_add_ps(b[0], _mm256_mul_ps(gx, nbw));
-	b[1] = _mm256_add_ps(b[1], _mm256_mul_ps(gy, nbw));
-	b[2] = _mm256_add_ps(b[2], _mm256_mul_ps(gz, nbw));
-	pbd_wide_store(&p->x, ij, 2, a, lanes);
-	pbd_wide_store(&p->x, ij + 1, 2, b, lanes);
+	move_ends_eight(p, ij, a, b, (const __m256[3]){dx, dy, dz},
+			_mm256_div_ps(_mm256_sub_ps(most, len), _mm256_mul_ps(len, wsum)), lanes);
 }
 #endif
 
