@@ -340,6 +340,15 @@ static inline void limit_one(pbd_v4 *p, const pbd_distance_constraints *c, int k
 	v4_set3(b, v3_mad(v3_of4(*b), g, -b->w));
 }
 
+// Of the `count` lanes from constraint k on, those in `lanes` that are stretch constraints.
+static inline int stretch_lanes(const pbd_distance_constraints *c, int k, int count, int lanes)
+{
+	for (int j = 0; j < count; ++j)
+		if (c->kind[k + j] != PBD_DISTANCE_STRETCH)
+			lanes &= ~(1 << j);
+	return lanes;
+}
+
 #if defined(__SSE2__)
 // limit_one on four constraints of one color at once, with its operations in its order (bit
 // for bit the same): only the lanes past the limit are written.
@@ -352,11 +361,8 @@ static void limit_four(pbd_v4 *p, const pbd_distance_constraints *c, int k, floa
 	__m128 most = _mm_mul_ps(_mm_set1_ps(1.0f + limit), _mm_loadu_ps(c->rest + k));
 	__m128 dx = _mm_sub_ps(a[0], b[0]), dy = _mm_sub_ps(a[1], b[1]), dz = _mm_sub_ps(a[2], b[2]);
 	__m128 len = _mm_sqrt_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz)));
-	const uint8_t *kinds = c->kind + k;
-	__m128 stretch = _mm_castsi128_ps(_mm_setr_epi32(-(kinds[0] == PBD_DISTANCE_STRETCH), -(kinds[1] == PBD_DISTANCE_STRETCH),
-							 -(kinds[2] == PBD_DISTANCE_STRETCH), -(kinds[3] == PBD_DISTANCE_STRETCH)));
-	__m128 over = _mm_and_ps(_mm_and_ps(stretch, _mm_cmpneq_ps(wsum, _mm_setzero_ps())), _mm_cmpgt_ps(len, most));
-	int lanes = _mm_movemask_ps(over);
+	__m128 over = _mm_and_ps(_mm_cmpneq_ps(wsum, _mm_setzero_ps()), _mm_cmpgt_ps(len, most));
+	int lanes = stretch_lanes(c, k, 4, _mm_movemask_ps(over));
 	if (lanes == 0)
 		return;
 	move_ends_four(p, ij, a, b, (const __m128[3]){dx, dy, dz}, _mm_div_ps(_mm_sub_ps(most, len), _mm_mul_ps(len, wsum)),
@@ -378,10 +384,7 @@ PBD_WIDE_FN static void limit_eight(pbd_v4 *p, const pbd_distance_constraints *c
 	__m256 len = _mm256_sqrt_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)),
 						  _mm256_mul_ps(dz, dz)));
 	__m256 over = _mm256_and_ps(_mm256_cmp_ps(wsum, _mm256_setzero_ps(), _CMP_NEQ_UQ), _mm256_cmp_ps(len, most, _CMP_GT_OQ));
-	int lanes = _mm256_movemask_ps(over);
-	for (int j = 0; j < 8; ++j)
-		if (c->kind[k + j] != PBD_DISTANCE_STRETCH)
-			lanes &= ~(1 << j);
+	int lanes = stretch_lanes(c, k, 8, _mm256_movemask_ps(over));
 	if (lanes == 0)
 		return;
 	move_ends_eight(p, ij, a, b, (const __m256[3]){dx, dy, dz},
