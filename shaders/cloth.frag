@@ -1,6 +1,7 @@
 #version 330 core
-// Two-sided lit cloth with a gingham weave: the back face flips the normal and takes its own
-// color; the pattern is fixed to the cloth's starting shape, so stretch and motion show in it.
+// Two-sided lit cloth with a woven pattern (gingham, or a twill's diagonal ribs): the back face
+// flips the normal and takes its own color; the pattern is fixed to the cloth's starting shape,
+// so stretch and motion show in it. Each material preset has its own look (render.c).
 in vec3 v_position;
 in vec3 v_normal;
 in vec3 v_rest;
@@ -10,6 +11,8 @@ uniform vec3 u_front_color;
 uniform vec3 u_back_color;
 uniform float u_flat;          // 1: draw in one flat color (wireframe overlay)
 uniform float u_pattern;       // m: the weave's period; 0: plain
+uniform float u_twill;         // 1: diagonal ribs (twill) instead of gingham
+uniform vec2 u_sheen;          // the highlight's strength and sharpness (a Blinn-Phong exponent)
 out vec4 out_color;
 
 float key_light_visibility(vec3 p, vec3 n);
@@ -32,6 +35,8 @@ float weave(vec3 rest)
 	vec3 c = rest / u_pattern;
 	vec3 across = abs(cross(dFdx(rest), dFdy(rest)));
 	vec2 uv = across.z >= across.x && across.z >= across.y ? c.xy : across.y >= across.x ? c.xz : c.yz;
+	if (u_twill > 0.5)
+		return band(uv.x + uv.y);
 	return 0.5 * (band(uv.x) + band(uv.y));
 }
 
@@ -55,7 +60,7 @@ void main()
 	// A soft fill from below-behind so folds facing away from the key light keep their shape.
 	float fill = 0.2 * max(dot(n, normalize(vec3(-0.4, -0.2, -0.8))), 0.0);
 	vec3 h = normalize(l + view);
-	float sheen = 0.15 * lit * pow(max(dot(n, h), 0.0), 24.0);
+	float sheen = u_sheen.x * lit * pow(max(dot(n, h), 0.0), u_sheen.y);
 	// Fabric looks dull at grazing angles and a little brighter at the rim.
 	float rim = 0.12 * pow(1.0 - max(dot(n, view), 0.0), 3.0);
 	vec3 color = base * (hemisphere_light(n) + 0.72 * diffuse + fill) + vec3(sheen + rim);

@@ -332,6 +332,69 @@ static int keys_change_picture(void)
 	return 0;
 }
 
+// Each material preset has its own look, so a person sees which one is on: in hang, the cloth
+// of silk is crimson, of cotton light and grey, of denim indigo, of leather brown. A pixel is
+// counted as a preset's when its color is near that preset's front or back and far from the
+// background, the floor's grid, the shadows and the other presets.
+typedef bool (*pixel_test)(const unsigned char *px);
+static bool is_silk(const unsigned char *p) { return p[0] > p[1] + 60 && p[2] > p[1] + 20; }
+static bool is_cotton(const unsigned char *p)
+{
+	int lo = p[0] < p[1] ? (p[0] < p[2] ? p[0] : p[2]) : (p[1] < p[2] ? p[1] : p[2]);
+	int hi = p[0] > p[1] ? (p[0] > p[2] ? p[0] : p[2]) : (p[1] > p[2] ? p[1] : p[2]);
+	return lo > 140 && hi - lo < 40;
+}
+static bool is_denim(const unsigned char *p) { return p[2] > p[0] + 45 && p[2] > p[1] + 20; }
+static bool is_leather(const unsigned char *p) { return p[0] > p[2] + 40 && p[1] > p[2] + 15 && p[0] > p[1] + 20; }
+
+static long count_pixels(const char *path, pixel_test test)
+{
+	int w, h;
+	unsigned char *p = load_png(path, &w, &h);
+	if (!p)
+		return -1;
+	long n = 0;
+	for (long k = 0; k < (long)w * h; ++k)
+		n += test(p + 3 * k);
+	stbi_image_free(p);
+	return n;
+}
+
+static int material_looks_differ(void)
+{
+	static const char *names[] = {"silk", "cotton", "denim", "leather"};
+	static const pixel_test tests[] = {is_silk, is_cotton, is_denim, is_leather};
+	enum { kCount = 4 };
+	long counts[kCount][kCount];
+	char path[400], args[1200];
+	for (int m = 0; m < kCount; ++m) {
+		snprintf(path, sizeof path, "%s/look_%s.png", g_dir, names[m]);
+		snprintf(args, sizeof args, "--scene hang --frames 120 --material %s --keys 1:tab --screenshot '%s'", names[m],
+			 path);
+		CHECK(run_viewer(args, NULL, 0) == 0);
+		for (int k = 0; k < kCount; ++k)
+			counts[m][k] = count_pixels(path, tests[k]);
+		fprintf(stderr, "%-8s silk %6ld cotton %6ld denim %6ld leather %6ld\n", names[m], counts[m][0], counts[m][1],
+			counts[m][2], counts[m][3]);
+	}
+	// The scene's own look (red gingham) is none of them.
+	snprintf(path, sizeof path, "%s/look_scene.png", g_dir);
+	snprintf(args, sizeof args, "--scene hang --frames 120 --keys 1:tab --screenshot '%s'", path);
+	CHECK(run_viewer(args, NULL, 0) == 0);
+	long scene_red = count_pixels(path, is_cloth_red);
+	CHECK(scene_red > 5000);
+	for (int m = 0; m < kCount; ++m) {
+		// Most of the cloth (some 20,000 pixels at 960 x 540) reads as its preset...
+		CHECK(counts[m][m] > 5000);
+		// ... and hardly any of the picture as another preset's.
+		for (int k = 0; k < kCount; ++k)
+			if (k != m)
+				CHECK(counts[m][k] * 10 < counts[m][m]);
+		CHECK(count_pixels(path, tests[m]) * 10 < counts[m][m]);
+	}
+	return 0;
+}
+
 static int missing_shader(void)
 {
 	char err[4096];
@@ -592,7 +655,7 @@ int main(int argc, char **argv)
 		TEST(unknown_scene),         TEST(bad_keys),            TEST(escape_and_scene_keys),
 		SLOW_TEST(bracket_keys_reach_every_scene), TEST(tab_hides_panel), TEST(camera_frame_fits_box),
 		TEST(frame_key_shows_cloth), TEST(help_lists_scenes_and_fits), TEST(pins_and_normals_drawn),
-		TEST(debug_views_drawn),
+		TEST(debug_views_drawn),     TEST(material_looks_differ),
 	};
 	char *args[2] = {argv[0], argv[1]};
 	int r = test_main(2, args, cases, (int)(sizeof cases / sizeof cases[0]));

@@ -24,6 +24,12 @@ for scene in $("$build/demos/pbd-sim" --list); do
 done
 run --cloth demos/meshes/tablecloth.obj --sphere --size 960x540 --samples 4 --frames 200 --screenshot "$out/your-mesh.png"
 echo "$out/your-mesh.png"
+# The material presets in hang, each with its look (small, without the panel).
+for material in silk cotton denim leather rubber; do
+  run --scene hang --material "$material" --size 480x270 --samples 4 --frames 200 --keys 0:tab \
+    --screenshot "$out/material-$material.png"
+  echo "$out/material-$material.png"
+done
 if ! command -v ffmpeg >/dev/null; then
   echo "no ffmpeg: the animations are left as they are (apt-get install ffmpeg)"
   exit 0

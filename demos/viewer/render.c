@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Drawing: cloth (streamed once per frame), colliders, planes as grids, and the overlay.
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +47,7 @@ typedef struct scene_copy {
 	int particle_count;    // instances in the instance buffer
 	bool have_casters;     // the box around what casts shadows is known
 	float casters_lo[3], casters_hi[3];
+	char look[32];         // the material preset whose look the cloths take ("": the scene's)
 } scene_copy;
 
 struct renderer {
@@ -609,6 +611,47 @@ void renderer_sync(renderer *r, const pbd_world *world, const demo_scene_state *
 	c->have_casters = caster_bounds(world, state, c->casters_lo, c->casters_hi);
 }
 
+// How a cloth is drawn: its two faces' colors, its weave and its highlight.
+typedef struct cloth_look {
+	const char *material;  // a preset's name (pbd_tuning.h); NULL for the scenes' own cloths
+	float front[3], back[3];
+	float pattern;         // the weave's period in m (0: plain)
+	bool twill;            // diagonal ribs instead of gingham
+	float sheen, sharpness;
+} cloth_look;
+
+// The scenes' own cloths take one gingham of four colors each, in turn. A material preset
+// gives every cloth the look of that fabric, so that switching presets shows which one is on:
+// silk plain with a sharp, strong highlight; cotton a light gingham and dull; denim indigo
+// twill with a pale back, as its weft shows there; leather brown and smooth with a broad
+// sheen, its flesh side lighter (suede); rubber near black and glossy.
+static const cloth_look kSceneLooks[] = {
+	{NULL, {0.80f, 0.22f, 0.18f}, {0.80f, 0.90f, 0.55f}, kWeavePeriod, false, 0.15f, 24.0f},
+	{NULL, {0.20f, 0.45f, 0.78f}, {0.85f, 0.85f, 0.88f}, kWeavePeriod, false, 0.15f, 24.0f},
+	{NULL, {0.25f, 0.62f, 0.35f}, {0.90f, 0.86f, 0.72f}, kWeavePeriod, false, 0.15f, 24.0f},
+	{NULL, {0.62f, 0.35f, 0.70f}, {0.88f, 0.80f, 0.88f}, kWeavePeriod, false, 0.15f, 24.0f},
+};
+static const cloth_look kMaterialLooks[] = {
+	{"silk", {0.62f, 0.10f, 0.30f}, {0.72f, 0.22f, 0.40f}, 0.0f, false, 0.55f, 60.0f},
+	{"cotton", {0.86f, 0.84f, 0.78f}, {0.78f, 0.76f, 0.70f}, kWeavePeriod, false, 0.04f, 8.0f},
+	{"denim", {0.14f, 0.22f, 0.42f}, {0.58f, 0.64f, 0.74f}, 0.5f * kWeavePeriod, true, 0.05f, 10.0f},
+	{"leather", {0.36f, 0.21f, 0.11f}, {0.62f, 0.50f, 0.38f}, 0.0f, false, 0.30f, 14.0f},
+	{"rubber", {0.10f, 0.10f, 0.11f}, {0.16f, 0.16f, 0.17f}, 0.0f, false, 0.45f, 40.0f},
+};
+
+static const cloth_look *look_of(const char *material, int cloth)
+{
+	for (size_t k = 0; material[0] && k < sizeof kMaterialLooks / sizeof kMaterialLooks[0]; ++k)
+		if (strcmp(material, kMaterialLooks[k].material) == 0)
+			return &kMaterialLooks[k];
+	return &kSceneLooks[cloth % (int)(sizeof kSceneLooks / sizeof kSceneLooks[0])];
+}
+
+void renderer_set_look(renderer *r, const char *material)
+{
+	snprintf(r->scene.look, sizeof r->scene.look, "%s", material ? material : "");
+}
+
 void renderer_draw(renderer *r, const camera *cam, int width, int height, bool wireframe)
 {
 	glDisable(GL_CULL_FACE);
@@ -624,23 +667,19 @@ void renderer_draw(renderer *r, const camera *cam, int width, int height, bool w
 	draw_colliders(r, r->solid_program);
 	draw_particles(r, r->solid_program, r->scene.particle_count);
 
-	static const float palette[][2][3] = {
-		{{0.80f, 0.22f, 0.18f}, {0.80f, 0.90f, 0.55f}},
-		{{0.20f, 0.45f, 0.78f}, {0.85f, 0.85f, 0.88f}},
-		{{0.25f, 0.62f, 0.35f}, {0.90f, 0.86f, 0.72f}},
-		{{0.62f, 0.35f, 0.70f}, {0.88f, 0.80f, 0.88f}},
-	};
 	set_common(r, r->cloth_program, vp, cam);
 	for (int i = 0; i < r->scene.cloth_count; ++i) {
 		if (!r->scene.cloth_ok[i])
 			continue;
 		const cloth_buffers *c = &r->cloths[i];
 		glBindVertexArray(c->vao);
-		const float(*colors)[3] = palette[i % 4];
-		glUniform3fv(glGetUniformLocation(r->cloth_program, "u_front_color"), 1, colors[0]);
-		glUniform3fv(glGetUniformLocation(r->cloth_program, "u_back_color"), 1, colors[1]);
+		const cloth_look *look = look_of(r->scene.look, i);
+		glUniform3fv(glGetUniformLocation(r->cloth_program, "u_front_color"), 1, look->front);
+		glUniform3fv(glGetUniformLocation(r->cloth_program, "u_back_color"), 1, look->back);
 		glUniform1f(glGetUniformLocation(r->cloth_program, "u_flat"), 0.0f);
-		glUniform1f(glGetUniformLocation(r->cloth_program, "u_pattern"), kWeavePeriod);
+		glUniform1f(glGetUniformLocation(r->cloth_program, "u_pattern"), look->pattern);
+		glUniform1f(glGetUniformLocation(r->cloth_program, "u_twill"), look->twill ? 1.0f : 0.0f);
+		glUniform2f(glGetUniformLocation(r->cloth_program, "u_sheen"), look->sheen, look->sharpness);
 		glEnable(GL_POLYGON_OFFSET_FILL);
 		glPolygonOffset(1.0f, 1.0f);
 		glDrawElements(GL_TRIANGLES, 3 * c->triangle_count, GL_UNSIGNED_INT, (void *)0);

@@ -93,6 +93,9 @@ void renderer_forget_cloths(renderer *r);
 // Reads what it draws from the world (cloth positions, colliders, particles) and uploads it;
 // the world must not be stepping meanwhile.
 void renderer_sync(renderer *r, const pbd_world *world, const demo_scene_state *state);
+// The look the cloths are drawn with: a material preset's ("silk", ... pbd_tuning.h), or the
+// scene's own colors for "" or a name without a look.
+void renderer_set_look(renderer *r, const char *material);
 // Draws the scene as the last sync left it: planes, colliders, cloths (and a wireframe overlay
 // on demand). It reads nothing from the world, so it may run while a step does.
 void renderer_draw(renderer *r, const camera *cam, int width, int height, bool wireframe);
