@@ -240,17 +240,31 @@ static bool near_color(const unsigned char *px, int r, int g, int b)
 	return abs(px[0] - r) <= 3 && abs(px[1] - g) <= 3 && abs(px[2] - b) <= 3;
 }
 
-static long count_color(const char *path, int r, int g, int b)
+// How many pixels of the picture at `path` pass `test` (with `user`); -1 if it cannot be read.
+typedef bool (*pixel_test)(const unsigned char *px, const void *user);
+static long count_pixels(const char *path, pixel_test test, const void *user)
 {
 	int w, h;
 	unsigned char *p = load_png(path, &w, &h);
 	if (!p)
 		return -1;
 	long n = 0;
-	for (long i = 0; i < (long)w * h; ++i)
-		n += near_color(p + 3 * i, r, g, b);
+	for (long k = 0; k < (long)w * h; ++k)
+		n += test(p + 3 * k, user);
 	stbi_image_free(p);
 	return n;
+}
+
+static bool near_rgb(const unsigned char *px, const void *rgb)
+{
+	const int *c = rgb;
+	return near_color(px, c[0], c[1], c[2]);
+}
+
+static long count_color(const char *path, int r, int g, int b)
+{
+	const int rgb[3] = {r, g, b};
+	return count_pixels(path, near_rgb, rgb);
 }
 
 // The debug views: in stack, V draws the cloth-cloth contacts (edge-edge in magenta,
@@ -335,29 +349,33 @@ static int keys_change_picture(void)
 // Each material preset has its own look, so a person sees which one is on: in hang, the cloth
 // of silk is crimson, of cotton light and grey, of denim indigo, of leather brown. A pixel is
 // counted as a preset's when its color is near that preset's front or back and far from the
-// background, the floor's grid, the shadows and the other presets.
-typedef bool (*pixel_test)(const unsigned char *px);
-static bool is_silk(const unsigned char *p) { return p[0] > p[1] + 60 && p[2] > p[1] + 20; }
-static bool is_cotton(const unsigned char *p)
+// background, the floor's grid, the shadows and the other presets (`user` is not used).
+static bool is_silk(const unsigned char *p, const void *user)
 {
+	(void)user;
+	return p[0] > p[1] + 60 && p[2] > p[1] + 20;
+}
+static bool is_cotton(const unsigned char *p, const void *user)
+{
+	(void)user;
 	int lo = p[0] < p[1] ? (p[0] < p[2] ? p[0] : p[2]) : (p[1] < p[2] ? p[1] : p[2]);
 	int hi = p[0] > p[1] ? (p[0] > p[2] ? p[0] : p[2]) : (p[1] > p[2] ? p[1] : p[2]);
 	return lo > 140 && hi - lo < 40;
 }
-static bool is_denim(const unsigned char *p) { return p[2] > p[0] + 45 && p[2] > p[1] + 20; }
-static bool is_leather(const unsigned char *p) { return p[0] > p[2] + 40 && p[1] > p[2] + 15 && p[0] > p[1] + 20; }
-
-static long count_pixels(const char *path, pixel_test test)
+static bool is_denim(const unsigned char *p, const void *user)
 {
-	int w, h;
-	unsigned char *p = load_png(path, &w, &h);
-	if (!p)
-		return -1;
-	long n = 0;
-	for (long k = 0; k < (long)w * h; ++k)
-		n += test(p + 3 * k);
-	stbi_image_free(p);
-	return n;
+	(void)user;
+	return p[2] > p[0] + 45 && p[2] > p[1] + 20;
+}
+static bool is_leather(const unsigned char *p, const void *user)
+{
+	(void)user;
+	return p[0] > p[2] + 40 && p[1] > p[2] + 15 && p[0] > p[1] + 20;
+}
+static bool is_scene_red(const unsigned char *p, const void *user)
+{
+	(void)user;
+	return is_cloth_red(p);
 }
 
 static int material_looks_differ(void)
@@ -373,7 +391,7 @@ static int material_looks_differ(void)
 			 path);
 		CHECK(run_viewer(args, NULL, 0) == 0);
 		for (int k = 0; k < kCount; ++k)
-			counts[m][k] = count_pixels(path, tests[k]);
+			counts[m][k] = count_pixels(path, tests[k], NULL);
 		fprintf(stderr, "%-8s silk %6ld cotton %6ld denim %6ld leather %6ld\n", names[m], counts[m][0], counts[m][1],
 			counts[m][2], counts[m][3]);
 	}
@@ -381,7 +399,7 @@ static int material_looks_differ(void)
 	snprintf(path, sizeof path, "%s/look_scene.png", g_dir);
 	snprintf(args, sizeof args, "--scene hang --frames 120 --keys 1:tab --screenshot '%s'", path);
 	CHECK(run_viewer(args, NULL, 0) == 0);
-	long scene_red = count_pixels(path, is_cloth_red);
+	long scene_red = count_pixels(path, is_scene_red, NULL);
 	CHECK(scene_red > 5000);
 	for (int m = 0; m < kCount; ++m) {
 		// Most of the cloth (some 20,000 pixels at 960 x 540) reads as its preset...
@@ -390,7 +408,7 @@ static int material_looks_differ(void)
 		for (int k = 0; k < kCount; ++k)
 			if (k != m)
 				CHECK(counts[m][k] * 10 < counts[m][m]);
-		CHECK(count_pixels(path, tests[m]) * 10 < counts[m][m]);
+		CHECK(count_pixels(path, tests[m], NULL) * 10 < counts[m][m]);
 	}
 	return 0;
 }
