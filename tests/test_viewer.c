@@ -358,9 +358,12 @@ static bool is_silk(const unsigned char *p, const void *user)
 static bool is_cotton(const unsigned char *p, const void *user)
 {
 	(void)user;
-	int lo = p[0] < p[1] ? (p[0] < p[2] ? p[0] : p[2]) : (p[1] < p[2] ? p[1] : p[2]);
-	int hi = p[0] > p[1] ? (p[0] > p[2] ? p[0] : p[2]) : (p[1] > p[2] ? p[1] : p[2]);
-	return lo > 140 && hi - lo < 40;
+	int lo = p[0], hi = p[0];
+	for (int c = 1; c < 3; ++c) {
+		lo = p[c] < lo ? p[c] : lo;
+		hi = p[c] > hi ? p[c] : hi;
+	}
+	return lo > 140 && hi - lo < 40;  // light and grey
 }
 static bool is_denim(const unsigned char *p, const void *user)
 {

@@ -774,7 +774,7 @@ static void draw_overlay(app *a)
 void app_sync(app *a)
 {
 	camera_follow(&a->cam, a->scene, a->world, &a->state, &a->cam_heading);
-	renderer_set_look(a->render, a->material);
+	renderer_set_look(a->render, a->material);  // a cheap lookup: M may have changed it
 	renderer_sync(a->render, a->world, &a->state);
 	a->param_line_count = keys_param_lines(a, a->param_lines, 16);
 	for (int i = 0; i < demo_param_count() && i < VIEWER_MAX_PARAMS; ++i)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Drawing: cloth (streamed once per frame), colliders, planes as grids, and the overlay.
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,8 +46,9 @@ typedef struct scene_copy {
 	int particle_count;    // instances in the instance buffer
 	bool have_casters;     // the box around what casts shadows is known
 	float casters_lo[3], casters_hi[3];
-	char look[32];         // the material preset whose look the cloths take ("": the scene's)
 } scene_copy;
+
+typedef struct cloth_look cloth_look;
 
 struct renderer {
 	GLuint cloth_program, solid_program, grid_program, overlay_program;
@@ -64,6 +64,7 @@ struct renderer {
 	int overlay_count;
 	int overlay_width, overlay_height;
 	cloth_buffers cloths[DEMO_MAX_CLOTHS];
+	const cloth_look *material_look;  // every cloth's, from a material preset; NULL: the scene's
 };
 
 static const float kLight[3] = {0.35f, 0.9f, 0.45f};
@@ -612,13 +613,13 @@ void renderer_sync(renderer *r, const pbd_world *world, const demo_scene_state *
 }
 
 // How a cloth is drawn: its two faces' colors, its weave and its highlight.
-typedef struct cloth_look {
+struct cloth_look {
 	const char *material;  // a preset's name (pbd_tuning.h); NULL for the scenes' own cloths
 	float front[3], back[3];
 	float pattern;         // the weave's period in m (0: plain)
 	bool twill;            // diagonal ribs instead of gingham
 	float sheen, sharpness;
-} cloth_look;
+};
 
 // The scenes' own cloths take one gingham of four colors each, in turn. A material preset
 // gives every cloth the look of that fabric, so that switching presets shows which one is on:
@@ -631,6 +632,7 @@ static const cloth_look kSceneLooks[] = {
 	{NULL, {0.25f, 0.62f, 0.35f}, {0.90f, 0.86f, 0.72f}, kWeavePeriod, false, 0.15f, 24.0f},
 	{NULL, {0.62f, 0.35f, 0.70f}, {0.88f, 0.80f, 0.88f}, kWeavePeriod, false, 0.15f, 24.0f},
 };
+enum { kSceneLookCount = sizeof kSceneLooks / sizeof kSceneLooks[0] };
 static const cloth_look kMaterialLooks[] = {
 	{"silk", {0.62f, 0.10f, 0.30f}, {0.72f, 0.22f, 0.40f}, 0.0f, false, 0.55f, 60.0f},
 	{"cotton", {0.86f, 0.84f, 0.78f}, {0.78f, 0.76f, 0.70f}, kWeavePeriod, false, 0.04f, 8.0f},
@@ -639,17 +641,12 @@ static const cloth_look kMaterialLooks[] = {
 	{"rubber", {0.10f, 0.10f, 0.11f}, {0.16f, 0.16f, 0.17f}, 0.0f, false, 0.45f, 40.0f},
 };
 
-static const cloth_look *look_of(const char *material, int cloth)
-{
-	for (size_t k = 0; material[0] && k < sizeof kMaterialLooks / sizeof kMaterialLooks[0]; ++k)
-		if (strcmp(material, kMaterialLooks[k].material) == 0)
-			return &kMaterialLooks[k];
-	return &kSceneLooks[cloth % (int)(sizeof kSceneLooks / sizeof kSceneLooks[0])];
-}
-
 void renderer_set_look(renderer *r, const char *material)
 {
-	snprintf(r->scene.look, sizeof r->scene.look, "%s", material ? material : "");
+	r->material_look = NULL;
+	for (size_t k = 0; material && k < sizeof kMaterialLooks / sizeof kMaterialLooks[0]; ++k)
+		if (strcmp(material, kMaterialLooks[k].material) == 0)
+			r->material_look = &kMaterialLooks[k];
 }
 
 void renderer_draw(renderer *r, const camera *cam, int width, int height, bool wireframe)
@@ -673,7 +670,7 @@ void renderer_draw(renderer *r, const camera *cam, int width, int height, bool w
 			continue;
 		const cloth_buffers *c = &r->cloths[i];
 		glBindVertexArray(c->vao);
-		const cloth_look *look = look_of(r->scene.look, i);
+		const cloth_look *look = r->material_look ? r->material_look : &kSceneLooks[i % kSceneLookCount];
 		glUniform3fv(glGetUniformLocation(r->cloth_program, "u_front_color"), 1, look->front);
 		glUniform3fv(glGetUniformLocation(r->cloth_program, "u_back_color"), 1, look->back);
 		glUniform1f(glGetUniformLocation(r->cloth_program, "u_flat"), 0.0f);
