@@ -70,7 +70,7 @@ bool pbd_bending_build(pbd_world *world, pbd_bending_constraints *c, int particl
 			// Energy (3 / (2 (A0 + A1))) |C|^2 / compliance = |C|^2 / (2 alpha): alpha = compliance (A0 + A1) / 3.
 			c->scale[k] = area / 3.0f;
 		}
-		c->band_start = pbd_color_bands(world, colors, c->color_start, 4, c->v, particle_count);
+		c->band_start = pbd_color_bands(world, colors, c->color_start, 4, c->v, particle_count, &c->band_reach);
 		ok = c->band_start != NULL;
 	}
 	pbd_free_array(world, perm, n, sizeof *perm);
@@ -297,11 +297,10 @@ static bool build_from_mesh(pbd_world *w, pbd_body *cloth, const pbd_cloth_mesh 
 static void free_cloth(pbd_world *w, pbd_body *cloth) { pbd_bending_free(w, &cloth->bending); }
 static int count(const pbd_body *cloth) { return cloth->bending.count; }
 
-static int colors(const pbd_body *cloth, const int **start, const int **bands)
+static pbd_color_layout colors(const pbd_body *cloth)
 {
-	*start = cloth->bending.color_start;
-	*bands = cloth->bending.band_start;
-	return cloth->bending.color_count;
+	const pbd_bending_constraints *b = &cloth->bending;
+	return (pbd_color_layout){b->color_count, b->color_start, b->band_start, b->band_reach};
 }
 
 static void solve_range(int start, int end, int worker, void *context)

@@ -102,12 +102,26 @@ int pbd_color_constraints(pbd_world *world, int count, int arity, const uint32_t
 	return colors;
 }
 
+static int band_of(uint32_t particle, int particle_count)
+{
+	return (int)((int64_t)particle * PBD_BANDS / particle_count);
+}
+
 int *pbd_color_bands(pbd_world *world, int colors, const int *color_start, int arity, const uint32_t *idx,
-		     int particle_count)
+		     int particle_count, int *reach)
 {
 	int *bands = pbd_alloc_array(world, (size_t)colors * (PBD_BANDS + 1), sizeof *bands);
 	if (!bands)
 		return NULL;
+	*reach = 0;
+	for (int c = 0; c < mini(colors, PBD_OVERFLOW_COLOR); ++c)  // the overflow color runs alone
+		for (int i = color_start[c]; i < color_start[c + 1]; ++i) {
+			const uint32_t *v = idx + (size_t)i * arity;
+			uint32_t hi = v[0];
+			for (int k = 1; k < arity; ++k)
+				hi = v[k] > hi ? v[k] : hi;
+			*reach = maxi(*reach, band_of(hi, particle_count) - band_of(lowest_particle(arity, v), particle_count));
+		}
 	for (int k = 0; k < colors; ++k) {
 		int *start = bands + (size_t)k * (PBD_BANDS + 1);
 		int c = color_start[k], end = color_start[k + 1];

@@ -27,6 +27,7 @@ typedef struct pbd_distance_constraints {
 	int color_count;
 	int *color_start;    // color_count + 1 entries
 	int *band_start;     // per color, PBD_BANDS + 1 entries (pbd_color_bands)
+	int band_reach;      // pbd_color_bands' reach
 } pbd_distance_constraints;
 
 // Isometric bending (Bergou, Wardetzky, Harmon, Zorin, Grinspun 2006, "A quadratic bending
@@ -47,6 +48,7 @@ typedef struct pbd_bending_constraints {
 	int color_count;
 	int *color_start;
 	int *band_start;     // per color, PBD_BANDS + 1 entries (pbd_color_bands)
+	int band_reach;      // pbd_color_bands' reach
 } pbd_bending_constraints;
 
 // Long-range attachments (Kim, Chentanez, Mueller 2012): each free particle may be no further
@@ -113,6 +115,14 @@ typedef struct pbd_constraint_job {
 	bool keep;              // another pass follows: keep the multipliers
 } pbd_constraint_job;
 
+// A kind's graph colors: constraints of one color share no particle.
+typedef struct pbd_color_layout {
+	int count;          // colors (0: none)
+	const int *start;   // where each color begins: count + 1 entries
+	const int *bands;   // where each band of particles begins in each color (pbd_color_bands; NULL: not banded)
+	int band_reach;     // with bands: pbd_color_bands' reach
+} pbd_color_layout;
+
 typedef struct pbd_constraint_kind {
 	// Builds the kind's constraints of a new cloth from its mesh; false when out of memory
 	// (what was built is freed by `free`).
@@ -121,10 +131,9 @@ typedef struct pbd_constraint_kind {
 	int (*count)(const struct pbd_body *cloth);
 	// What solve_range's start and end count when not constraints (NULL: constraints).
 	int (*items)(const struct pbd_body *cloth);
-	// Graph colors: their count, in *start where each begins (count + 1 entries) and in *bands
-	// where each band of particles begins in each (pbd_color_bands; NULL: not banded). A kind
-	// without colors returns 0: its constraints may be solved in any split at once.
-	int (*colors)(const struct pbd_body *cloth, const int **start, const int **bands);
+	// Graph colors (pbd_color_layout); a kind without colors has none: its constraints may be
+	// solved in any split at once.
+	pbd_color_layout (*colors)(const struct pbd_body *cloth);
 	// Projects constraints job->first + start .. job->first + end - 1, all of one color (or,
 	// without colors, items start .. end - 1): a pbd_task_fn over a pbd_constraint_job.
 	void (*solve_range)(int start, int end, int worker, void *job);
@@ -203,8 +212,11 @@ int pbd_color_constraints(pbd_world *world, int count, int arity, const uint32_t
 #define PBD_BANDS 64
 // Where each band begins in each color: colors x (PBD_BANDS + 1) indices, for constraints
 // already in color order (idx); NULL when out of memory. The overflow color is one band.
+// *reach: how many bands beyond its lowest particle's band a constraint reaches at most (the
+// overflow color aside), which bounds the parts of the cloth two colors' bands share
+// (engine/color_wave.c).
 int *pbd_color_bands(pbd_world *world, int colors, const int *color_start, int arity, const uint32_t *idx,
-		     int particle_count);
+		     int particle_count, int *reach);
 
 // A contact whose free particles carry only a sliver of the contact point (a point next to a
 // pinned corner, found by the API fuzzer with weights of 1e-22) would move them by depth over

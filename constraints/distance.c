@@ -42,7 +42,7 @@ bool pbd_distance_build(pbd_world *world, pbd_distance_constraints *c, int parti
 			c->scale[k] = scale[o];
 			c->kind[k] = kind[o];
 		}
-		c->band_start = pbd_color_bands(world, colors, c->color_start, 2, c->ij, particle_count);
+		c->band_start = pbd_color_bands(world, colors, c->color_start, 2, c->ij, particle_count, &c->band_reach);
 		ok = c->band_start != NULL;
 	}
 	pbd_free_array(world, perm, n, sizeof *perm);
@@ -305,11 +305,10 @@ static bool build_from_mesh(pbd_world *w, pbd_body *cloth, const pbd_cloth_mesh 
 static void free_cloth(pbd_world *w, pbd_body *cloth) { pbd_distance_free(w, &cloth->distance); }
 static int count(const pbd_body *cloth) { return cloth->distance.count; }
 
-static int colors(const pbd_body *cloth, const int **start, const int **bands)
+static pbd_color_layout colors(const pbd_body *cloth)
 {
-	*start = cloth->distance.color_start;
-	*bands = cloth->distance.band_start;
-	return cloth->distance.color_count;
+	const pbd_distance_constraints *d = &cloth->distance;
+	return (pbd_color_layout){d->color_count, d->color_start, d->band_start, d->band_reach};
 }
 
 static void solve_range(int start, int end, int worker, void *context)
@@ -424,9 +423,9 @@ static int no_constraints(const pbd_body *cloth)
 }
 static bool limited(const pbd_body *cloth) { return cloth->material.stretch_limit > 0.0f; }
 static int limit_items(const pbd_body *cloth) { return limited(cloth) ? cloth->distance.count : 0; }
-static int limit_colors(const pbd_body *cloth, const int **start, const int **bands)
+static pbd_color_layout limit_colors(const pbd_body *cloth)
 {
-	return limited(cloth) ? colors(cloth, start, bands) : 0;
+	return limited(cloth) ? colors(cloth) : (pbd_color_layout){0};
 }
 
 static void limit_range(int start, int end, int worker, void *context)

@@ -416,12 +416,10 @@ static int items(const pbd_body *cloth) { return cloth->tethers.particles; }
 
 // Tethers need no colors: a tether moves only its own particle, and a range takes each
 // particle's tethers whole (pbd_tethers_solve_range), so any split gives the same result.
-static int colors(const pbd_body *cloth, const int **start, const int **bands)
+static pbd_color_layout colors(const pbd_body *cloth)
 {
 	PBD_UNUSED(cloth);
-	*start = NULL;
-	*bands = NULL;
-	return 0;
+	return (pbd_color_layout){0};
 }
 
 static void solve_range(int start, int end, int worker, void *context)

@@ -102,6 +102,13 @@ static inline int maxi(int a, int b) { return a > b ? a : b; }
 // Smallest ranges worth a thread: below these the hand-over costs more than the work.
 #define PBD_PARTICLES_PER_RANGE 256
 #define PBD_CONSTRAINTS_PER_RANGE 128
+// One turn of a wait for another thread: tells the core it spins.
+static inline void pbd_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
 // tasks.c: runs task over items 0..count-1, through the hooks when there are any.
 void pbd_parallel_for(pbd_world *world, pbd_task_fn *task, int count, int min_range, void *context);
 

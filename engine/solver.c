@@ -150,18 +150,19 @@ static void solve_slices(int start, int end, int worker, void *context)
 #define SLICES_PER_WORKER 8
 
 // Color by color: constraints of one color share no particle, so each color is spread
-// over the workers and any split gives the same result.
-static void project_colors(pbd_world *w, pbd_task_fn *task, pbd_constraint_job *job, int color_count,
-			   const int *color_start, const int *band_start)
+// over the workers and any split gives the same result. With several workers the colors go
+// as a wave where they can (color_wave.h): the same result without a barrier after each.
+static void project_colors(pbd_world *w, pbd_task_fn *task, pbd_constraint_job *job, const pbd_color_layout *colors)
 {
 	int slices = mini(PBD_BANDS, SLICES_PER_WORKER * w->worker_count);
-	for (int k = 0; k < color_count; ++k) {
-		job->first = color_start[k];
-		int count = color_start[k + 1] - color_start[k];
+	int free_colors = mini(colors->count, PBD_OVERFLOW_COLOR);
+	for (int k = pbd_color_wave_solve(w, task, job, colors, free_colors) ? free_colors : 0; k < colors->count; ++k) {
+		job->first = colors->start[k];
+		int count = colors->start[k + 1] - colors->start[k];
 		if (k == PBD_OVERFLOW_COLOR) {
 			task(0, count, 0, job);  // may share particles: one thread, in order
-		} else if (band_start && w->worker_count > 1 && count >= 2 * PBD_CONSTRAINTS_PER_RANGE) {
-			band_job bands = {task, job, band_start + (size_t)k * (PBD_BANDS + 1), slices};
+		} else if (colors->bands && w->worker_count > 1 && count >= 2 * PBD_CONSTRAINTS_PER_RANGE) {
+			band_job bands = {task, job, colors->bands + (size_t)k * (PBD_BANDS + 1), slices};
 			pbd_parallel_for(w, solve_slices, slices, 1, &bands);
 		} else {
 			pbd_parallel_for(w, task, count, PBD_CONSTRAINTS_PER_RANGE, job);
@@ -191,13 +192,12 @@ static void project(pbd_world *w, float inv_h2, int pass, int passes)
 					  pass + 1 < passes};
 		for (int k = 0; k < pbd_constraint_kind_count; ++k) {
 			const pbd_constraint_kind *kind = pbd_constraint_kinds[k];
-			const int *color_start = NULL, *band_start = NULL;
-			int colors = kind->colors(c, &color_start, &band_start);
+			pbd_color_layout colors = kind->colors(c);
 			int items = (kind->items ? kind->items : kind->count)(c);
-			PBD_ASSERT(colors == 0 || colors_cover(items, colors, color_start));
+			PBD_ASSERT(colors.count == 0 || colors_cover(items, colors.count, colors.start));
 			job.first = 0;
-			if (colors > 0)
-				project_colors(w, kind->solve_range, &job, colors, color_start, band_start);
+			if (colors.count > 0)
+				project_colors(w, kind->solve_range, &job, &colors);
 			else
 				pbd_parallel_for(w, kind->solve_range, items, PBD_CONSTRAINTS_PER_RANGE, &job);
 		}

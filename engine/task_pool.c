@@ -137,13 +137,6 @@ typedef struct worker_start {
 	int index;
 } worker_start;
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -230,7 +223,7 @@ static uint32_t wait_for_task(pbd_task_pool *pool, uint32_t seen)
 		uint32_t g = atomic_load(&pool->generation);
 		if (g != seen)
 			return g;
-		cpu_relax();
+		pbd_cpu_relax();
 	}
 	pthread_mutex_lock(&pool->lock);
 	atomic_fetch_add(&pool->sleeping_workers, 1);
@@ -454,7 +447,7 @@ void pbd_task_pool_finish(void *user_task, void *user_context)
 	double start = now_ms();
 	int own_ranges = run_ranges(pool, 0, atomic_load_explicit(&pool->generation, memory_order_relaxed));
 	for (int k = 0; k < SPIN_LIMIT && atomic_load(&pool->ranges_done) < range_count; ++k)
-		cpu_relax();
+		pbd_cpu_relax();
 	bool stalled = false;
 	if (atomic_load(&pool->ranges_done) < range_count) {
 		double waiting = now_ms(), own = waiting - start;

@@ -103,6 +103,10 @@ pbd_result pbd_world_create(const pbd_world_def *def, pbd_world **out_world)
 	world->enqueue_task = def->enqueue_task;
 	world->finish_task = def->finish_task;
 	world->user_task_context = def->user_task_context;
+	if (!pbd_color_wave_init(world)) {
+		pbd_world_destroy(world);
+		return PBD_ERR_OUT_OF_MEMORY;
+	}
 	*out_world = world;
 	return PBD_OK;
 }
@@ -121,6 +125,7 @@ void pbd_world_destroy(pbd_world *world)
 	pbd_collider_contacts_free(world);
 	pbd_collider_carry_free(world);
 	pbd_guard_free(world);
+	pbd_color_wave_free(world);
 	pbd_world copy = *world;
 	pbd_free(&copy, world, sizeof *world);
 }

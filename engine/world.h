@@ -8,6 +8,7 @@
 
 #include "attachment.h"
 #include "body.h"
+#include "color_wave.h"
 #include "collider.h"
 #include "collision.h"
 #include "constraints.h"
@@ -48,6 +49,8 @@ struct pbd_world {
 	pbd_collider_contacts collider_contacts;
 	pbd_carry carry;
 	pbd_guard guard;
+
+	pbd_color_wave color_wave;  // constraint colors without a barrier between them (several workers)
 
 	int steps_since_trim;      // contact memory is trimmed every PBD_TRIM_STEPS steps
 	pbd_world_stats stats;

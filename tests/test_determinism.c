@@ -3,9 +3,11 @@
 // counts (no hooks, the task pool with 1, 2 and 4 workers, and hooks that cut every task for
 // 2 and 3); and no allocation happens in steps after warm-up.
 #include <stdlib.h>
+#include <string.h>
 
 #include "scenes.h"
 #include "test.h"
+#include "world.h"  // the color wave's count of waves and the cloths' band reach
 
 // FNV-1a over the bytes of every cloth's and particle group's positions.
 static uint64_t hash_positions(const pbd_world *w, const demo_scene_state *s)
@@ -226,6 +228,113 @@ static int air_same_on_any_thread_count(void)
 	return 0;
 }
 
+// A sheet of n x n vertices 4 cm apart whose vertex numbers are shuffled (an OBJ file may
+// number them anyhow): its constraints reach across the whole vertex range, too far for a wave.
+static int shuffled_sheet(pbd_world *w, int n, pbd_cloth_id *id)
+{
+	int count = n * n, tris = 2 * (n - 1) * (n - 1);
+	int *order = malloc(sizeof *order * (size_t)count);
+	float *pos = malloc(sizeof *pos * 3 * (size_t)count);
+	uint32_t *idx = malloc(sizeof *idx * 3 * (size_t)tris), pins[2];
+	CHECK(order && pos && idx);
+	for (int i = 0; i < count; ++i)
+		order[i] = i;
+	uint32_t seed = 12345u;
+	for (int i = count - 1; i > 0; --i) {  // Fisher-Yates with a fixed linear congruential sequence
+		seed = seed * 1664525u + 1013904223u;
+		int j = (int)(seed % (uint32_t)(i + 1)), t = order[i];
+		order[i] = order[j], order[j] = t;
+	}
+	for (int r = 0; r < n; ++r)
+		for (int c = 0; c < n; ++c) {
+			float *p = pos + 3 * order[r * n + c];
+			p[0] = 1.5f + 0.04f * (float)c, p[1] = 1.5f - 0.04f * (float)r, p[2] = 0.0f;
+		}
+	int t = 0;
+	for (int r = 0; r + 1 < n; ++r)
+		for (int c = 0; c + 1 < n; ++c) {
+			uint32_t a = (uint32_t)order[r * n + c], b = (uint32_t)order[r * n + c + 1];
+			uint32_t d = (uint32_t)order[(r + 1) * n + c], e = (uint32_t)order[(r + 1) * n + c + 1];
+			uint32_t quad[6] = {a, d, b, b, d, e};
+			memcpy(idx + 3 * t, quad, sizeof quad);
+			t += 2;
+		}
+	pins[0] = (uint32_t)order[0], pins[1] = (uint32_t)order[n - 1];
+	pbd_cloth_def cd = pbd_cloth_def_default();
+	cd.source = PBD_CLOTH_MESH;
+	cd.mesh.positions = pos;
+	cd.mesh.vertex_count = count;
+	cd.mesh.indices = idx;
+	cd.mesh.triangle_count = tris;
+	cd.pinned = pins;
+	cd.pinned_count = 2;
+	cd.material.self_collision = 0;
+	pbd_result r = pbd_cloth_create(w, &cd, id);
+	free(order), free(pos), free(idx);
+	CHECK_OK(r);
+	return 0;
+}
+
+// Positions hash of cloths a and b.
+static uint64_t hash_two(const pbd_world *w, pbd_cloth_id a, pbd_cloth_id b)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (int k = 0; k < 2; ++k) {
+		int n = 0;
+		const unsigned char *x = (const unsigned char *)pbd_cloth_positions(w, k ? b : a, &n);
+		for (size_t i = 0; x && i < (size_t)n * 3 * sizeof(float); ++i)
+			h = (h ^ x[i]) * 1099511628211ull;
+	}
+	return h;
+}
+
+// With several workers the colors of a grid's constraints are solved as a wave (the workers
+// wait only for the parts of the cloth next to theirs, engine/color_wave.c), those of a
+// shuffled mesh color after color: both end bit for bit where one thread ends, with the pool
+// and with hooks that run the ranges on one thread, the last first (so a range's run must
+// take the parts of the others it waits for itself).
+static int color_wave_same_as_color_after_color(void)
+{
+	const int workers[] = {0, 2, 4, -2, -3};
+	uint64_t first = 0;
+	for (int k = 0; k < (int)(sizeof workers / sizeof workers[0]); ++k) {
+		run_hooks hooks;
+		pbd_world_def wd = pbd_world_def_default();
+		if (use_hooks(&wd, workers[k], &hooks))
+			return 1;
+		pbd_world *w;
+		CHECK_OK(pbd_world_create(&wd, &w));
+		pbd_cloth_def d = pbd_cloth_def_default();
+		d.grid.res_x = d.grid.res_y = 64;
+		d.grid.pins = PBD_PIN_EDGE_V0;
+		d.material.self_collision = 0;
+		d.position[1] = 1.0f;
+		pbd_cloth_id grid, shuffled;
+		CHECK_OK(pbd_cloth_create(w, &d, &grid));
+		if (shuffled_sheet(w, 24, &shuffled))
+			return 1;
+		int reach[2] = {0, 0}, bodies = 0;
+		for (int s = 0; s < w->bodies.capacity; ++s)
+			if (w->bodies.slots[s].live && bodies < 2)
+				reach[bodies++] = w->bodies.slots[s].bending.band_reach;
+		CHECK(bodies == 2);
+		CHECK(reach[0] <= 4 && reach[1] >= 32);  // the grid's rows are near; the shuffled sheet's are not
+		for (int f = 0; f < 90; ++f)
+			CHECK_OK(pbd_world_step(w, 1.0f / 60.0f));
+		uint64_t h = hash_two(w, grid, shuffled);
+		fprintf(stderr, "  %s%d: positions hash %016llx after %u waves\n",
+			workers[k] > 0 ? "pool workers " : workers[k] < 0 ? "cut for workers " : "no hooks ", abs(workers[k]),
+			(unsigned long long)h, w->color_wave.number);
+		CHECK((w->color_wave.number > 0) == (workers[k] != 0));  // several workers: the grid's colors went as waves
+		if (k == 0)
+			first = h;
+		CHECK(h == first);
+		pbd_world_destroy(w);
+		pbd_task_pool_destroy(hooks.pool);
+	}
+	return 0;
+}
+
 // A task pool used directly: every item runs exactly once, on a worker index in range.
 typedef struct count_job {
 	int hits[10000];
@@ -338,6 +447,7 @@ int main(int argc, char **argv)
 		DEEP_TEST(tear_deterministic),
 		TEST(hash_sees_differences),
 		TEST(air_same_on_any_thread_count),
+		TEST(color_wave_same_as_color_after_color),
 		TEST(task_pool_runs_every_item_once),
 		DEEP_TEST(no_allocation_after_warm_up),
 	};
