@@ -100,6 +100,12 @@ static int use_hooks(pbd_world_def *wd, int workers, run_hooks *h)
 	return 0;
 }
 
+static void end_run(pbd_world *w, run_hooks *h)
+{
+	pbd_world_destroy(w);
+	pbd_task_pool_destroy(h->pool);
+}
+
 // Tasks the run's hooks cut: the pool's count may be anything (it works alone on a busy
 // machine); the cutting hooks must have cut many.
 static int check_spread(const char *name, int workers, const run_hooks *h)
@@ -131,8 +137,7 @@ static int run_hash(const char *name, int workers, int frames, uint64_t *out)
 	*out = hash_positions(w, &st);
 	if (check_spread(name, workers, &hooks))
 		return 1;
-	pbd_world_destroy(w);
-	pbd_task_pool_destroy(hooks.pool);
+	end_run(w, &hooks);
 	return 0;
 }
 
@@ -170,6 +175,55 @@ static int hash_sees_differences(void)
 	return 0;
 }
 
+// FNV-1a over the bytes of the positions of `count` cloths.
+static uint64_t hash_cloths(const pbd_world *w, const pbd_cloth_id *ids, int count)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (int k = 0; k < count; ++k) {
+		int n = 0;
+		const unsigned char *x = (const unsigned char *)pbd_cloth_positions(w, ids[k], &n);
+		for (size_t i = 0; x && i < (size_t)n * 3 * sizeof(float); ++i)
+			h = (h ^ x[i]) * 1099511628211ull;
+	}
+	return h;
+}
+
+static const char *hooks_name(int workers)
+{
+	return workers > 0 ? "pool workers " : workers < 0 ? "cut for workers " : "no hooks ";
+}
+
+// A world with a run's hooks (use_hooks) and a 64 x 64 sheet without self-collision hanging
+// from one edge 1 m up; in steady wind when `wind` is given (m/s, x and z).
+static int sheet_world(int workers, const float *wind, run_hooks *hooks, pbd_world **w, pbd_cloth_id *id)
+{
+	pbd_world_def wd = pbd_world_def_default();
+	if (wind) {
+		wd.settings.wind[0] = wind[0], wd.settings.wind[2] = wind[1];
+		wd.settings.wind_turbulence = 0.0f;
+	}
+	if (use_hooks(&wd, workers, hooks))
+		return 1;
+	CHECK_OK(pbd_world_create(&wd, w));
+	pbd_cloth_def d = pbd_cloth_def_default();
+	d.grid.res_x = d.grid.res_y = 64;
+	d.grid.pins = PBD_PIN_EDGE_V0;
+	d.material.self_collision = 0;
+	d.position[1] = 1.0f;
+	CHECK_OK(pbd_cloth_create(*w, &d, id));
+	return 0;
+}
+
+static double mean_x(const pbd_world *w, pbd_cloth_id id)
+{
+	int n = 0;
+	const float *x = pbd_cloth_positions(w, id, &n);
+	double sum = 0.0;
+	for (int i = 0; x && i < n; ++i)
+		sum += x[3 * i] / n;
+	return sum;
+}
+
 // Air on a cloth in steady wind (no gusts) is taken four triangles at a time, the rest of a
 // range one at a time, both bit for bit alike: the pool and the cutting hooks cut the
 // triangles at other places for each worker count (64 x 64: 7,938 triangles, ranges of 993
@@ -177,53 +231,28 @@ static int hash_sees_differences(void)
 static int air_same_on_any_thread_count(void)
 {
 	const int workers[] = {0, 2, 3, -2, -3};
+	const float wind[2] = {4.0f, 1.5f};
 	uint64_t first = 0;
 	for (int k = 0; k < (int)(sizeof workers / sizeof workers[0]); ++k) {
 		run_hooks hooks;
-		pbd_world_def wd = pbd_world_def_default();
-		wd.settings.wind[0] = 4.0f, wd.settings.wind[2] = 1.5f;
-		wd.settings.wind_turbulence = 0.0f;
-		if (use_hooks(&wd, workers[k], &hooks))
-			return 1;
 		pbd_world *w;
-		CHECK_OK(pbd_world_create(&wd, &w));
-		pbd_cloth_def d = pbd_cloth_def_default();
-		d.grid.res_x = d.grid.res_y = 64;
-		d.grid.pins = PBD_PIN_EDGE_V0;
-		d.material.self_collision = 0;  // the air alone
-		d.position[1] = 1.0f;
 		pbd_cloth_id id;
-		CHECK_OK(pbd_cloth_create(w, &d, &id));
-		int n = 0;
-		const float *x = pbd_cloth_positions(w, id, &n);
-		CHECK(x && n == 64 * 64);
-		double start_x = 0.0;
-		for (int i = 0; i < n; ++i)
-			start_x += x[3 * i] / n;
+		if (sheet_world(workers[k], wind, &hooks, &w, &id))
+			return 1;  // the air alone: no self-collision
+		double start_x = mean_x(w, id);
 		for (int f = 0; f < 120; ++f)
 			CHECK_OK(pbd_world_step(w, 1.0f / 60.0f));
-		x = pbd_cloth_positions(w, id, &n);
-		CHECK(x && n == 64 * 64);
-		uint64_t h = 1469598103934665603ull;
-		double mean_x = 0.0;
-		for (int i = 0; i < 3 * n; ++i) {
-			uint32_t bits;
-			memcpy(&bits, &x[i], sizeof bits);
-			h = (h ^ bits) * 1099511628211ull;
-			if (i % 3 == 0)
-				mean_x += x[i] / n;
-		}
-		fprintf(stderr, "  %s%d: positions hash %016llx, mean x %.4f m (at rest %.4f m)\n",
-			workers[k] > 0 ? "pool workers " : workers[k] < 0 ? "cut for workers " : "no hooks ", abs(workers[k]),
-			(unsigned long long)h, mean_x, start_x);
+		uint64_t h = hash_cloths(w, &id, 1);
+		double end_x = mean_x(w, id);
+		fprintf(stderr, "  %s%d: positions hash %016llx, mean x %.4f m (at rest %.4f m)\n", hooks_name(workers[k]),
+			abs(workers[k]), (unsigned long long)h, end_x, start_x);
 		if (check_spread("air", workers[k], &hooks))
 			return 1;
-		CHECK(mean_x > start_x + 0.05);  // blown downwind
+		CHECK(end_x > start_x + 0.05);  // blown downwind
 		if (k == 0)
 			first = h;
 		CHECK(h == first);
-		pbd_world_destroy(w);
-		pbd_task_pool_destroy(hooks.pool);
+		end_run(w, &hooks);
 	}
 	return 0;
 }
@@ -275,19 +304,6 @@ static int shuffled_sheet(pbd_world *w, int n, pbd_cloth_id *id)
 	return 0;
 }
 
-// Positions hash of cloths a and b.
-static uint64_t hash_two(const pbd_world *w, pbd_cloth_id a, pbd_cloth_id b)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (int k = 0; k < 2; ++k) {
-		int n = 0;
-		const unsigned char *x = (const unsigned char *)pbd_cloth_positions(w, k ? b : a, &n);
-		for (size_t i = 0; x && i < (size_t)n * 3 * sizeof(float); ++i)
-			h = (h ^ x[i]) * 1099511628211ull;
-	}
-	return h;
-}
-
 // With several workers the colors of a grid's constraints are solved as a wave (the workers
 // wait only for the parts of the cloth next to theirs, engine/color_wave.c), those of a
 // shuffled mesh color after color: both end bit for bit where one thread ends, with the pool
@@ -299,19 +315,11 @@ static int color_wave_same_as_color_after_color(void)
 	uint64_t first = 0;
 	for (int k = 0; k < (int)(sizeof workers / sizeof workers[0]); ++k) {
 		run_hooks hooks;
-		pbd_world_def wd = pbd_world_def_default();
-		if (use_hooks(&wd, workers[k], &hooks))
-			return 1;
 		pbd_world *w;
-		CHECK_OK(pbd_world_create(&wd, &w));
-		pbd_cloth_def d = pbd_cloth_def_default();
-		d.grid.res_x = d.grid.res_y = 64;
-		d.grid.pins = PBD_PIN_EDGE_V0;
-		d.material.self_collision = 0;
-		d.position[1] = 1.0f;
-		pbd_cloth_id grid, shuffled;
-		CHECK_OK(pbd_cloth_create(w, &d, &grid));
-		if (shuffled_sheet(w, 24, &shuffled))
+		pbd_cloth_id cloths[2];  // the grid, the shuffled sheet
+		if (sheet_world(workers[k], NULL, &hooks, &w, &cloths[0]))
+			return 1;
+		if (shuffled_sheet(w, 24, &cloths[1]))
 			return 1;
 		int reach[2] = {0, 0}, bodies = 0;
 		for (int s = 0; s < w->bodies.capacity; ++s)
@@ -321,16 +329,14 @@ static int color_wave_same_as_color_after_color(void)
 		CHECK(reach[0] <= 4 && reach[1] >= 32);  // the grid's rows are near; the shuffled sheet's are not
 		for (int f = 0; f < 90; ++f)
 			CHECK_OK(pbd_world_step(w, 1.0f / 60.0f));
-		uint64_t h = hash_two(w, grid, shuffled);
-		fprintf(stderr, "  %s%d: positions hash %016llx after %u waves\n",
-			workers[k] > 0 ? "pool workers " : workers[k] < 0 ? "cut for workers " : "no hooks ", abs(workers[k]),
+		uint64_t h = hash_cloths(w, cloths, 2);
+		fprintf(stderr, "  %s%d: positions hash %016llx after %u waves\n", hooks_name(workers[k]), abs(workers[k]),
 			(unsigned long long)h, w->color_wave.number);
 		CHECK((w->color_wave.number > 0) == (workers[k] != 0));  // several workers: the grid's colors went as waves
 		if (k == 0)
 			first = h;
 		CHECK(h == first);
-		pbd_world_destroy(w);
-		pbd_task_pool_destroy(hooks.pool);
+		end_run(w, &hooks);
 	}
 	return 0;
 }
