@@ -155,8 +155,9 @@ static void solve_slices(int start, int end, int worker, void *context)
 static void project_colors(pbd_world *w, pbd_task_fn *task, pbd_constraint_job *job, const pbd_color_layout *colors)
 {
 	int slices = mini(PBD_BANDS, SLICES_PER_WORKER * w->worker_count);
-	int free_colors = mini(colors->count, PBD_OVERFLOW_COLOR);
-	for (int k = pbd_color_wave_solve(w, task, job, colors, free_colors) ? free_colors : 0; k < colors->count; ++k) {
+	int free_colors = mini(colors->count, PBD_OVERFLOW_COLOR);  // all but the overflow color
+	int first = pbd_color_wave_solve(w, task, job, colors, free_colors) ? free_colors : 0;
+	for (int k = first; k < colors->count; ++k) {
 		job->first = colors->start[k];
 		int count = colors->start[k + 1] - colors->start[k];
 		if (k == PBD_OVERFLOW_COLOR) {
