@@ -61,6 +61,32 @@ static float gap_along_axes(const pbd_v3 *a, int na, const pbd_v3 *b, int nb)
 	return maxf(0.0f, maxf(gx, maxf(gy, gz)));
 }
 
+// Whether a pair of one cloth is the near pairs' (near_pairs.h): the searches of patches pass
+// over it, and only the near pairs' own searches (chunk->near) list it.
+static bool near_owns_vt(const pbd_world *w, uint32_t slot, uint32_t q, uint32_t tri)
+{
+	const pbd_near_body *b = pbd_near_body_of(&w->pairs.near, slot);
+	return b && pbd_near_owns_vt(w, b, q, tri);
+}
+
+static bool near_owns_ee(const pbd_world *w, uint32_t slot, uint32_t a, uint32_t b)
+{
+	const pbd_near_body *nb = pbd_near_body_of(&w->pairs.near, slot);
+	return nb && pbd_near_owns_ee(w, nb, a, b);
+}
+
+// Whether every pair of patches p and q (of one covered cloth) is the near pairs': together
+// they span at most the cloth's reach along both grid axes.
+static bool near_owns_patches(const pbd_world *w, uint32_t slot, uint32_t p, uint32_t q)
+{
+	const pbd_near_body *b = pbd_near_body_of(&w->pairs.near, slot);
+	if (!b)
+		return false;
+	pbd_grid_span s = w->pairs.patch_span[p], t = w->pairs.patch_span[q];
+	return pbd_near_spans(b, s.ilo < t.ilo ? s.ilo : t.ilo, s.ihi > t.ihi ? s.ihi : t.ihi, s.jlo < t.jlo ? s.jlo : t.jlo,
+			      s.jhi > t.jhi ? s.jhi : t.jhi);
+}
+
 // A pair's clearance (pbd_pairs_drift) in float, rounded down: the bound must stay a bound.
 static float clearance_of(double d)
 {
@@ -303,6 +329,8 @@ static void try_vt(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t q, uint32
 	uint32_t oq = w->particles.owner[q], ot = w->topology.tri_owner[tri];
 	if (oq == ot && !body(w, ot)->material.self_collision)
 		return;
+	if (oq == ot && !chunk->near && near_owns_vt(w, oq, q, tri))
+		return;
 	float thickness = w->particles.radius[q] + w->particles.radius[t[0]];
 	if (thickness <= 1e-7f)
 		return;
@@ -368,6 +396,8 @@ static void try_ee(const pbd_world *w, pbd_pair_chunk *chunk, uint32_t a, uint32
 		return;
 	uint32_t oa = w->topology.edge_owner[a], ob = w->topology.edge_owner[b];
 	if (oa == ob && !body(w, oa)->material.self_collision)
+		return;
+	if (oa == ob && !chunk->near && near_owns_ee(w, oa, a, b))
 		return;
 	float thickness = w->particles.radius[ea[0]] + w->particles.radius[eb[0]];
 	if (thickness <= 1e-7f)
@@ -741,8 +771,8 @@ static inline void pair_patches(const pbd_world *w, pbd_pair_chunk *chunk, uint3
 	uint32_t body_a = pr->patch_body[a], body_b = pr->patch_body[b];
 	if (body_a == body_b) {
 		const pbd_body *bd = &w->bodies.slots[body_a];
-		if (bd->kind == PBD_BODY_CLOTH &&
-		    (!bd->material.self_collision || pbd_patches_rigid_together(w, (int)a, (int)b)))
+		if (bd->kind == PBD_BODY_CLOTH && (!bd->material.self_collision || near_owns_patches(w, body_a, a, b) ||
+						   pbd_patches_rigid_together(w, (int)a, (int)b)))
 			return;
 	}
 	const pbd_aabb *vbox = pr->boxes;
@@ -867,6 +897,10 @@ static void visit_patch(uint32_t id, void *user)
 	q->found_count++;
 }
 
+// What a search's items are, besides patches: windows of near pairs whose pairs are wanted
+// (near.items), or the particles of an update (strays) whose near pairs are.
+typedef enum near_items { NEAR_NONE, NEAR_WINDOWS, NEAR_MOVED } near_items;
+
 typedef struct search_job {
 	pbd_world *w;
 	int count;                // queries: patches (full search) or affected patches
@@ -876,7 +910,37 @@ typedef struct search_job {
 	// limit the search is over it whatever is left, so chunks stop there: a limited search
 	// does work in proportion to its limit.
 	_Atomic int64_t *found;
+	near_items near;
 } search_job;
+
+typedef struct near_visit {
+	const pbd_world *w;
+	pbd_pair_chunk *chunk;
+} near_visit;
+
+static void visit_near_vt(void *context, uint32_t q, uint32_t tri)
+{
+	const near_visit *v = context;
+	try_vt(v->w, v->chunk, q, tri);
+}
+
+static void visit_near_ee(void *context, uint32_t a, uint32_t b)
+{
+	const near_visit *v = context;
+	try_ee(v->w, v->chunk, a, b);
+}
+
+// The near pairs of one item: every pair of a window, or those of a particle that moved.
+static void search_near_item(const search_job *job, pbd_pair_chunk *chunk, int item)
+{
+	const pbd_pairs *pr = &job->w->pairs;
+	near_visit v = {job->w, chunk};
+	pbd_near_visitor visit = {visit_near_vt, visit_near_ee, &v};
+	if (job->near == NEAR_WINDOWS)
+		pbd_near_window_pairs(job->w, pr->near.items[item], &visit);
+	else
+		pbd_near_moved_pairs(job->w, pr->strays[item], pr->tracks.stamp, pr->update_serial, &visit);
+}
 
 static int compare_u32(const void *a, const void *b)
 {
@@ -906,6 +970,7 @@ static void search_chunk(const search_job *job, int k)
 	pbd_pair_chunk *chunk = &pr->chunks[k];
 	chunk->vt_count = chunk->ee_count = chunk->pp_count = 0;
 	chunk->limit = job->limit;
+	chunk->near = job->near != NEAR_NONE;
 	int lo = (int)((int64_t)job->count * k / PBD_PAIR_CHUNKS), hi = (int)((int64_t)job->count * (k + 1) / PBD_PAIR_CHUNKS);
 	uint32_t local[256];
 	// Past the limit the whole search is over it: the rest would be work for nothing.
@@ -919,6 +984,10 @@ static void search_chunk(const search_job *job, int k)
 			chunk->limit = job->limit - others;
 			if (chunk_over_limit(chunk))
 				break;
+		}
+		if (job->near != NEAR_NONE) {
+			search_near_item(job, chunk, item);
+			continue;
 		}
 		uint32_t self = job->strays ? pr->affected[item] : (uint32_t)item;
 		int n = find_patches(w, self, job->strays, local, 256);
@@ -1135,7 +1204,8 @@ static bool build_grid(pbd_world *w, float cell)
 bool pbd_pair_search_full(pbd_world *w)
 {
 	pbd_pairs *pr = &w->pairs;
-	if (!build_adjacency(w) || !pbd_patches_build(w) || !pbd_patches_tolerances(w) || !reserve_boxes(w))
+	if (!build_adjacency(w) || !pbd_near_build(w) || !pbd_patches_build(w) || !pbd_patches_tolerances(w) ||
+	    !reserve_boxes(w))
 		return false;
 	int patches = pr->patch_count;
 	pr->affected_count = 0;
@@ -1147,7 +1217,7 @@ bool pbd_pair_search_full(pbd_world *w)
 	store_corners(w);
 	if (!build_grid(w, cell_size(w)))
 		return false;
-	search_job job = {w, patches, false, 0};
+	search_job job = {w, patches, false, 0, NULL, NEAR_NONE};
 	return run_search(w, &job, 0);
 }
 
@@ -1214,8 +1284,37 @@ bool pbd_pair_search_strays(pbd_world *w)
 		if (!pbd_grid_insert(w, &pr->patch_grid, pr->affected[k]))
 			return false;
 	}
-	search_job job = {w, pr->affected_count, true, 0};
+	search_job job = {w, pr->affected_count, true, 0, NULL, NEAR_NONE};
 	return run_search(w, &job, (int64_t)pr->vt_count + pr->ee_count + pr->pp_count);
+}
+
+static int64_t listed_pairs(const pbd_pairs *pr) { return (int64_t)pr->vt_count + pr->ee_count + pr->pp_count; }
+
+bool pbd_pair_search_near_windows(pbd_world *w)
+{
+	pbd_near *n = &w->pairs.near;
+	n->item_count = 0;
+	for (int k = 0; k < n->window_count; ++k)
+		if (pbd_near_pending(n, k))
+			n->items[n->item_count++] = k;
+	if (n->item_count == 0)
+		return true;
+	search_job job = {w, n->item_count, false, 0, NULL, NEAR_WINDOWS};
+	if (!run_search(w, &job, listed_pairs(&w->pairs)))
+		return false;
+	for (int k = 0; k < n->item_count; ++k)
+		n->listed[n->items[k]] = 1;
+	n->windows_listed += n->item_count;
+	return true;
+}
+
+bool pbd_pair_search_near_moved(pbd_world *w)
+{
+	pbd_pairs *pr = &w->pairs;
+	if (pr->near.body_count == 0 || pr->stray_count == 0)
+		return true;
+	search_job job = {w, pr->stray_count, true, 0, NULL, NEAR_MOVED};
+	return run_search(w, &job, listed_pairs(pr));
 }
 
 bool pbd_pair_search_regrid(pbd_world *w)
@@ -1242,6 +1341,7 @@ void pbd_pair_search_free(pbd_world *w)
 	pbd_pairs *pr = &w->pairs;
 	pbd_grid_free(w, &pr->patch_grid);
 	pbd_patches_free(w);
+	pbd_near_free(w);
 	pbd_free_array(w, pr->body_tolerance, (size_t)pr->body_tolerance_capacity, sizeof *pr->body_tolerance);
 	pbd_free_array(w, pr->boxes, (size_t)pr->box_capacity, sizeof *pr->boxes);
 	pbd_free_array(w, pr->travel, (size_t)pr->box_capacity, sizeof *pr->travel);

@@ -132,6 +132,11 @@ bool pbd_pair_search_full(pbd_world *w);
 bool pbd_pair_search_mark(pbd_world *w);
 void pbd_pair_search_drop(pbd_world *w);
 bool pbd_pair_search_strays(pbd_world *w);
+// The pairs of the near pairs' windows that failed their certification and are not listed
+// (pbd_near_pending), which it then marks listed; in an update, those of listed windows with a
+// primitive that moved. Both append to the lists; false when out of memory or over the limit.
+bool pbd_pair_search_near_windows(pbd_world *w);
+bool pbd_pair_search_near_moved(pbd_world *w);
 // The patches' grid built anew from their boxes now, in the same cells: it holds the same
 // patches where they are, without the stale entries the updates left (false: out of memory).
 bool pbd_pair_search_regrid(pbd_world *w);

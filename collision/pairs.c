@@ -178,6 +178,65 @@ static bool canonical_order(pbd_world *w, int vt, int ee, int pp)
 	       order_pbd_pp_contact(w, pr->pp, pp, pr->pp_count);
 }
 
+// ---- The near pairs (near_pairs.h)
+
+// Whether the near pairs' windows that failed their certification are all listed (windows
+// holding a carried start count as failed).
+static bool near_settled(pbd_world *w)
+{
+	pbd_near *n = &w->pairs.near;
+	if (!pbd_near_carried_listed(w))
+		return false;
+	for (int k = 0; k < n->window_count; ++k)
+		if (pbd_near_pending(n, k))
+			return false;
+	return true;
+}
+
+// Finds the pairs of the windows that failed (and of those holding a carried start) and are not
+// listed yet.
+static bool search_pending_near(pbd_world *w)
+{
+	pbd_near_carried_listed(w);
+	return pbd_pair_search_near_windows(w);
+}
+
+// A search anew lists the windows that fail their certification over the motion now.
+static bool list_near_anew(pbd_world *w)
+{
+	pbd_near_forget_listed(&w->pairs.near);
+	pbd_near_certify(w);
+	return search_pending_near(w);
+}
+
+// Lists the pending windows' pairs and puts them in their places.
+static bool list_pending_near(pbd_world *w)
+{
+	pbd_pairs *pr = &w->pairs;
+	int vt = pr->vt_count, ee = pr->ee_count, pp = pr->pp_count;
+	if (!search_pending_near(w) || !canonical_order(w, vt, ee, pp)) {
+		forget(pr);
+		return false;
+	}
+	note_peaks(w);
+	return true;
+}
+
+bool pbd_pairs_certify(pbd_world *w)
+{
+	pbd_pairs *pr = &w->pairs;
+	if (!pr->valid || pr->nothing_to_pair || pr->near.window_count == 0)
+		return true;
+	pbd_near_certify(w);
+	return list_pending_near(w);
+}
+
+void pbd_pairs_recertify_stopped(pbd_world *w)
+{
+	if (w->pairs.valid)
+		pbd_near_recertify_stopped(w);
+}
+
 // Every particle gets a new track in a new frame, and every pair is searched anew.
 static bool full_search(pbd_world *w, float h, bool strayed)
 {
@@ -200,7 +259,7 @@ static bool full_search(pbd_world *w, float h, bool strayed)
 	pr->moved_count = 0;
 	pbd_tracks_points(w, h);
 	w->stats.broad_phase_builds++;
-	if (!pbd_pair_search_full(w) || !canonical_order(w, 0, 0, 0)) {
+	if (!pbd_pair_search_full(w) || !list_near_anew(w) || !canonical_order(w, 0, 0, 0)) {
 		forget(pr);
 		return false;
 	}
@@ -228,7 +287,8 @@ static bool update_strays(pbd_world *w, float h)
 	w->stats.broad_phase_updates++;
 	w->stats.broad_phase_strays += pr->stray_count;
 	int vt = pr->vt_count, ee = pr->ee_count, pp = pr->pp_count;
-	if (!pbd_pair_search_strays(w) || !canonical_order(w, vt, ee, pp)) {
+	if (!pbd_pair_search_strays(w) || !pbd_pair_search_near_moved(w) || !search_pending_near(w) ||
+	    !canonical_order(w, vt, ee, pp)) {
 		forget(pr);
 		return false;
 	}
@@ -243,6 +303,8 @@ bool pbd_pairs_hold(pbd_world *w, float h)
 		return false;
 	if (pr->nothing_to_pair)
 		return true;
+	if (!near_settled(w))
+		return false;
 	pbd_tracks_points(w, h);
 	return pbd_tracks_find_strays(w, h) == 0;
 }
@@ -263,7 +325,7 @@ bool pbd_pairs_update(pbd_world *w, float h, bool force)
 	pbd_tracks_points(w, h);
 	int strays = pbd_tracks_find_strays(w, h);
 	if (strays == 0)
-		return true;
+		return list_pending_near(w);
 	// Many new tracks since the last full search: anew. A grid mostly of stale entries is only
 	// built again (the patches' boxes are those the pairs were found with).
 	if ((int64_t)FULL_SEARCH_SHARE * (strays + pr->moved_count) > w->particles.count)
@@ -332,6 +394,8 @@ void pbd_pairs_step_begin(pbd_world *w)
 
 void pbd_pairs_step_end(pbd_world *w, float dt)
 {
+	if (w->pairs.valid)
+		pbd_near_unlist_certified(w);
 	if (nothing_to_pair(w)) {
 		w->pairs.mean_accel = v3(0, 0, 0);
 		return;

@@ -17,6 +17,12 @@
 
 #include "broad_phase.h"
 #include "core.h"
+#include "near_pairs.h"
+
+// The grid columns [ilo, ihi] and rows [jlo, jhi] that a patch of a grid cloth spans.
+typedef struct pbd_grid_span {
+	uint16_t ilo, ihi, jlo, jhi;
+} pbd_grid_span;
 
 // Contact candidates of one substep, solved by constraints/.
 typedef struct pbd_vt_contact {
@@ -54,6 +60,7 @@ typedef struct pbd_pair_chunk {
 	int vt_capacity, ee_capacity, pp_capacity;
 	int vt_peak, ee_peak, pp_peak;           // most found since the last trim (pbd_trim_array)
 	int64_t limit;                           // a search past this many pairs is over the limit
+	bool near;                               // it lists the near pairs' (near_pairs.h), which others pass over
 } pbd_pair_chunk;
 
 // Per particle: its track. The track's frame position at time t is at + vel (t - anchor);
@@ -189,6 +196,9 @@ typedef struct pbd_pairs {
 	uint32_t adjacency_version;  // the topology version it was built for
 	int adjacency_particles;
 	pbd_pair_chunk chunks[PBD_PAIR_CHUNKS];  // the search's per-chunk output
+	pbd_near near;             // the grid cloths' pairs near at rest (near_pairs.h)
+	// Per patch of a covered cloth: the grid columns and rows its particles take.
+	pbd_grid_span *patch_span;
 
 	// The free particles' mean velocity when the step began, and their mean acceleration
 	// over the last step: the frame of the next full search.
@@ -203,7 +213,14 @@ typedef struct pbd_pairs {
 // memory ran out or the pairs would exceed settings.max_candidate_pairs (over_limit): then no
 // pairs are kept. The side each pair keeps is worked out by the solvers from x.
 bool pbd_pairs_update(pbd_world *world, float h, bool force);
-// Whether every particle keeps to its track over the substep that starts now (nothing to update).
+// Certifies the near pairs' windows (near_pairs.h) over the motion the guard will sweep, and
+// lists the pairs of those that fail; false when out of memory or over the limit (no pairs).
+bool pbd_pairs_certify(pbd_world *w);
+// After the guard's rounds: the windows whose particles it stopped are certified again (those
+// that fail are listed by the next update: pbd_pairs_hold is false until then).
+void pbd_pairs_recertify_stopped(pbd_world *w);
+// Whether every particle keeps to its track over the substep that starts now and every near
+// window that failed is listed (nothing to update).
 bool pbd_pairs_hold(pbd_world *world, float h);
 // Each pair stores its clearance: a lower bound of the distance between its tracks while they
 // hold, less a slack (vertex-triangle: the solver's reach past the triangle's edges). Each

@@ -41,6 +41,24 @@ static void grow_patch(pbd_world *w, int seed, int p, uint32_t *queue)
 	}
 }
 
+// The grid cloths the near pairs cover (near_pairs.h) are cut in blocks of block x block quads
+// along their grid, numbered first: two blocks close enough for their pairs to be near are
+// then wholly the near pairs' (pair_search.c passes over them).
+static void block_patches(pbd_world *w, int *patches)
+{
+	pbd_pairs *pr = &w->pairs;
+	for (int k = 0; k < pr->near.body_count; ++k) {
+		pbd_near_body *b = &pr->near.bodies[k];
+		int nqx = b->nx - 1, nqy = b->ny - 1, across = (nqx + b->block - 1) / b->block;
+		b->patch_first = *patches;
+		for (int q = 0; q < nqx * nqy; ++q) {
+			uint32_t p = (uint32_t)(*patches + (q / nqx / b->block) * across + (q % nqx) / b->block);
+			pr->tri_patch[b->tri_first + 2 * q] = pr->tri_patch[b->tri_first + 2 * q + 1] = p;
+		}
+		*patches += across * ((nqy + b->block - 1) / b->block);
+	}
+}
+
 #define PATCH_ARRAYS(pr, n)                                                                             \
 	(pbd_array_ref[]) {                                                                             \
 		{(void **)&(pr)->patch_tri_start, sizeof *(pr)->patch_tri_start},                       \
@@ -56,8 +74,9 @@ static void grow_patch(pbd_world *w, int seed, int p, uint32_t *queue)
 		{(void **)&(pr)->patch_stamp, sizeof *(pr)->patch_stamp},                               \
 		{(void **)&(pr)->patch_moved_tris, sizeof *(pr)->patch_moved_tris},                     \
 		{(void **)&(pr)->patch_moved_edges, sizeof *(pr)->patch_moved_edges},                   \
+		{(void **)&(pr)->patch_span, sizeof *(pr)->patch_span},                                 \
 	}
-#define PATCH_ARRAY_COUNT 14
+#define PATCH_ARRAY_COUNT 15
 
 void pbd_patches_free(pbd_world *w)
 {
@@ -189,6 +208,19 @@ static bool list_corners(pbd_world *w)
 	return true;
 }
 
+// The grid columns and rows of patch corners a .. b - 1 (of a covered cloth).
+static pbd_grid_span grid_span(const pbd_world *w, int a, int b)
+{
+	const pbd_near *n = &w->pairs.near;
+	pbd_grid_span s = {UINT16_MAX, 0, UINT16_MAX, 0};
+	for (int k = a; k < b; ++k) {
+		uint32_t i = w->pairs.patch_corners[k];
+		s.ilo = n->grid_i[i] < s.ilo ? n->grid_i[i] : s.ilo, s.ihi = n->grid_i[i] > s.ihi ? n->grid_i[i] : s.ihi;
+		s.jlo = n->grid_j[i] < s.jlo ? n->grid_j[i] : s.jlo, s.jhi = n->grid_j[i] > s.jhi ? n->grid_j[i] : s.jhi;
+	}
+	return s;
+}
+
 static void rest_shape(pbd_world *w)
 {
 	pbd_pairs *pr = &w->pairs;
@@ -206,6 +238,8 @@ static void rest_shape(pbd_world *w)
 		pr->patch_rest_centre[p] = centre;
 		pr->patch_rest_radius[p] = radius;
 		pr->patch_body[p] = w->particles.owner[pr->patch_corners[a]];
+		if (pbd_near_body_of(&pr->near, pr->patch_body[p]))
+			pr->patch_span[p] = grid_span(w, a, b);
 	}
 }
 
@@ -233,6 +267,7 @@ bool pbd_patches_build(pbd_world *w)
 		// for each particle of no triangle (free particles).
 		for (int t = 0; t < nt; ++t)
 			pr->tri_patch[t] = UINT32_MAX;
+		block_patches(w, &patches);
 		for (int t = 0; t < nt; ++t)
 			if (pr->tri_patch[t] == UINT32_MAX)
 				grow_patch(w, t, patches++, queue);
@@ -580,7 +615,11 @@ bool pbd_patches_tolerances(pbd_world *w)
 		while (edge + ne < w->topology.edge_count && w->topology.edge_owner[edge + ne] == (uint32_t)s)
 			ne++;
 		float thickness = 2.0f * w->particles.radius[c->first];
-		if (c->material.self_collision && thickness > 0.0f) {
+		if (pbd_near_body_of(&pr->near, (uint32_t)s)) {
+			// The near pairs are not the search's: the rest are at least twice the thickness
+			// apart at rest and keep the thickness.
+			pr->body_tolerance[s] = 0.49f * thickness;
+		} else if (c->material.self_collision && thickness > 0.0f) {
 			// Pairs of rest distance r keep min(thickness, r/2): a shared rigid motion within d
 			// keeps them apart when 2d < r/2 and 2d < thickness (margins for rounding).
 			float reach = (float)(thickness / PBD_KEPT_REST_SHARE);

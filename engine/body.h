@@ -22,6 +22,9 @@ typedef struct pbd_body {
 	int count;                 // particles
 	int triangle_count;
 	uint32_t *triangles;       // local indices, 3 per triangle
+	// A cloth created as a grid of grid_res_x x grid_res_y vertices (row after row, two
+	// triangles a quad) until it tears; 0 x 0 for a mesh or a torn grid.
+	int grid_res_x, grid_res_y;
 	pbd_cloth_material material;
 	float areal_density;       // mean mass per rest area, kg/m^2
 	pbd_distance_constraints distance;

@@ -392,6 +392,8 @@ pbd_result pbd_cloth_create(pbd_world *world, const pbd_cloth_def *def, pbd_clot
 	cloth.material = def->material;
 	cloth.count = b.vertex_count;
 	cloth.triangle_count = b.triangle_count;
+	if (def->source == PBD_CLOTH_GRID)
+		cloth.grid_res_x = def->grid.res_x, cloth.grid_res_y = def->grid.res_y;
 	if (r == PBD_OK)
 		r = build_constraints(world, &b, &cloth);
 	size_t n3 = (size_t)b.vertex_count * 3;
@@ -540,6 +542,7 @@ pbd_result pbd_cloth_rebuild(pbd_world *world, const pbd_body *c, int count, con
 	b.triangles = triangles;
 	pbd_body fresh = *c;
 	fresh.count = count;
+	fresh.grid_res_x = fresh.grid_res_y = 0;  // no longer a grid
 	fresh.distance = (pbd_distance_constraints){0};
 	fresh.bending = (pbd_bending_constraints){0};
 	fresh.tethers = (pbd_tethers){0};

@@ -455,6 +455,14 @@ static void find_pairs(pbd_world *w, pbd_step_context *ctx)
 	pbd_pairs_update(w, ctx->h, changed);
 }
 
+// The pairs of a grid cloth near at rest are listed where the motion the guard sweeps may
+// bring them together (collision/near_pairs.h); out of memory, the substep is held.
+static void certify_near_pairs(pbd_world *w, pbd_step_context *ctx)
+{
+	PBD_UNUSED(ctx);
+	pbd_pairs_certify(w);
+}
+
 static void find_collider_contacts(pbd_world *w, pbd_step_context *ctx)
 {
 	PBD_UNUSED(ctx);
@@ -575,6 +583,7 @@ static void guard_motion(pbd_world *w, pbd_step_context *ctx)
 	for (int search = 0; search <= GUARD_MAX_SEARCHES; ++search) {
 		pbd_pairs_sweep_drift(w);  // the guard skips the pairs whose sweeps stay apart
 		ctx->ccd_hits += pbd_guard_run(w, &ctx->ccd_tested);
+		pbd_pairs_recertify_stopped(w);  // the near pairs the stops may have brought together
 		if (pbd_pairs_hold(w, ctx->h)) {
 			checked = true;
 			break;
@@ -629,6 +638,7 @@ static const step_stage substep_stages[] = {
 	{PBD_STAGE_CONTACTS, push_off_colliders},
 	{PBD_STAGE_CCD, carry_swept_starts},
 	{PBD_STAGE_BROAD_PHASE, find_pairs},             // again: the passes may have moved particles off their tracks
+	{PBD_STAGE_BROAD_PHASE, certify_near_pairs},     // the grid cloths' near pairs over the motion to sweep
 	{PBD_STAGE_CCD, guard_motion},                   // no crossing of x -> p lands
 	{PBD_STAGE_UPDATE, update_velocities},           // v from the motion; x = p
 };

@@ -245,13 +245,16 @@ typedef struct sweep_scene {
 	const char *name;
 	pbd_collider_def collider;
 	sweep_path path;
+	float thickness;           // of the curtain; 0: the default
 } sweep_scene;
 
 // The hanging curtain: 48 x 48 vertices, 1 m square, pinned along its top edge (y = 1.5 m),
-// in the plane z = 0.
-static pbd_result create_curtain(pbd_world *w, pbd_cloth_id *out)
+// in the plane z = 0; `thickness` replaces the default's when > 0.
+static pbd_result create_curtain(pbd_world *w, float thickness, pbd_cloth_id *out)
 {
 	pbd_cloth_def c = pbd_cloth_def_default();
+	if (thickness > 0.0f)
+		c.material.thickness = thickness;
 	c.grid.res_x = c.grid.res_y = 48;
 	c.grid.width = c.grid.height = 1.0f;
 	c.grid.pins = PBD_PIN_EDGE_V0;
@@ -285,7 +288,7 @@ static void run_sweep(const sweep_scene *sc, int substeps, double budget_ms, swe
 	pbd_cloth_id cloth;
 	pbd_collider_id collider;
 	if (pbd_world_create(&wd, &w) != PBD_OK || pbd_world_set_substeps(w, substeps) != PBD_OK ||
-	    create_curtain(w, &cloth) != PBD_OK || pbd_collider_create(w, &sc->collider, &collider) != PBD_OK) {
+	    create_curtain(w, sc->thickness, &cloth) != PBD_OK || pbd_collider_create(w, &sc->collider, &collider) != PBD_OK) {
 		f->contact.failed = true;
 		pbd_world_destroy(w);
 		return;
@@ -610,7 +613,14 @@ static void sweep_result_of(const sweep_figures *f, sweep_result *out)
 
 void fast_capsule_sweep(bool across, float speed, int substeps, double budget_s, sweep_result *out)
 {
+	fast_capsule_sweep_thick(across, speed, substeps, 0.0f, budget_s, out);
+}
+
+void fast_capsule_sweep_thick(bool across, float speed, int substeps, float thickness, double budget_s,
+			      sweep_result *out)
+{
 	sweep_scene sc = capsule_scene(across, speed);
+	sc.thickness = thickness;
 	sweep_figures f;
 	run_sweep(&sc, substeps, 1e3 * budget_s, &f);
 	sweep_result_of(&f, out);

@@ -28,6 +28,9 @@ typedef struct sweep_result {
 
 // The capsule (radius 6 cm, across the curtain or upright).
 void fast_capsule_sweep(bool across, float speed, int substeps, double budget_s, sweep_result *out);
+// The same with a curtain `thickness` thick.
+void fast_capsule_sweep_thick(bool across, float speed, int substeps, float thickness, double budget_s,
+			      sweep_result *out);
 
 // The bar (1.5 m long, 6 cm thick, wider than the curtain) pushing the curtain 2 m: the
 // curtain slid off it when far_after_stop is near 0.
