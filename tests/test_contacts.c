@@ -23,6 +23,17 @@ static int load_at_defaults(const char *name, const demo_scene **scene, pbd_worl
 	return 0;
 }
 
+// Crossing triangle pairs over every cloth of the scene, by the independent checker.
+static long scene_crossings(pbd_world *w, const demo_scene_state *st)
+{
+	check_mesh meshes[DEMO_MAX_CLOTHS];
+	for (int c = 0; c < st->cloth_count; ++c) {
+		meshes[c].positions = pbd_cloth_positions(w, st->cloths[c], NULL);
+		meshes[c].indices = pbd_cloth_indices(w, st->cloths[c], &meshes[c].triangle_count);
+	}
+	return check_count_intersections(meshes, st->cloth_count);
+}
+
 static int scene_free_of_intersections(const char *name, int frames)
 {
 	const demo_scene *scene;
@@ -37,12 +48,7 @@ static int scene_free_of_intersections(const char *name, int frames)
 			CHECK_OK(demo_scene_step(scene, w, &st, kDt));
 		if (f % 10 != 0)
 			continue;
-		check_mesh meshes[DEMO_MAX_CLOTHS];
-		for (int c = 0; c < st.cloth_count; ++c) {
-			meshes[c].positions = pbd_cloth_positions(w, st.cloths[c], NULL);
-			meshes[c].indices = pbd_cloth_indices(w, st.cloths[c], &meshes[c].triangle_count);
-		}
-		long n = check_count_intersections(meshes, st.cloth_count);
+		long n = scene_crossings(w, &st);
 		CHECK(n >= 0);
 		if (n > worst)
 			worst = n;
@@ -273,6 +279,41 @@ static int scene_lists_every_close_pair(const char *name, int first, int last, i
 // the independent check finds no crossing, and after every `every`th step from `first` on no
 // close pair is missing from the candidates. The windows were used: every cloth was covered,
 // all its windows were certified while it lay flat at the start, and some were listed.
+// What one sees of a thick scene at its end: the floor keeps the cloth half its thickness off;
+// drape lies on its sphere (its highest point half a thickness over the sphere's top) and
+// around it; fold lies in a pile a few layers high, not standing up; twist hangs between the
+// hands, off the floor.
+static int thick_scene_looks_right(const char *name, pbd_world *w, const demo_scene_state *st, float thickness)
+{
+	int n = 0;
+	const float *x = pbd_cloth_positions(w, st->cloths[0], &n);
+	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, mean[3] = {0, 0, 0};
+	for (int i = 0; i < n; ++i)
+		for (int a = 0; a < 3; ++a) {
+			lo[a] = fmin(lo[a], x[3 * i + a]);
+			hi[a] = fmax(hi[a], x[3 * i + a]);
+			mean[a] += x[3 * i + a] / n;
+		}
+	double half = 0.5 * thickness;
+	fprintf(stderr, "%s: height %.4f..%.4f m, centroid (%.4f, %.4f, %.4f)\n", name, lo[1], hi[1], mean[0], mean[1],
+		mean[2]);
+	CHECK(lo[1] > half - 0.001);
+	if (strcmp(name, "drape") == 0) {
+		pbd_collider_def sphere;
+		CHECK_OK(pbd_collider_get_def(w, st->colliders[1], &sphere));
+		CHECK(sphere.type == PBD_SHAPE_SPHERE);
+		double top = sphere.position[1] + sphere.radius;
+		CHECK(hi[1] > top + half - 0.002 && hi[1] < top + half + 0.02);
+		CHECK(fabs(mean[0] - sphere.position[0]) < 0.05 && fabs(mean[2] - sphere.position[2]) < 0.05);
+		CHECK(mean[1] < top - 0.1);  // hanging down around it
+	} else if (strcmp(name, "fold") == 0) {
+		CHECK(hi[1] > 2.0 * thickness && hi[1] < 0.4);
+	} else if (strcmp(name, "twist") == 0) {
+		CHECK(lo[1] > 0.3);
+	}
+	return 0;
+}
+
 static int thick_scene_keeps_every_close_pair(const char *name, int res, float thickness, int frames, int first, int every)
 {
 	const demo_scene *scene = demo_scene_find(name);
@@ -300,12 +341,7 @@ static int thick_scene_keeps_every_close_pair(const char *name, int res, float t
 			CHECK(certified == near->window_count);
 		}
 		if (f % 10 == 0) {
-			check_mesh meshes[DEMO_MAX_CLOTHS];
-			for (int c = 0; c < st.cloth_count; ++c) {
-				meshes[c].positions = pbd_cloth_positions(w, st.cloths[c], NULL);
-				meshes[c].indices = pbd_cloth_indices(w, st.cloths[c], &meshes[c].triangle_count);
-			}
-			long n = check_count_intersections(meshes, st.cloth_count);
+			long n = scene_crossings(w, &st);
 			CHECK(n >= 0);
 			if (n > 0)
 				fprintf(stderr, "%s frame %d: %ld crossing triangle pairs\n", name, f, n);
@@ -325,6 +361,7 @@ static int thick_scene_keeps_every_close_pair(const char *name, int res, float t
 	CHECK(close > 0);
 	CHECK(missing == 0);
 	CHECK(worst == 0);
+	CHECK(thick_scene_looks_right(name, w, &st, thickness) == 0);
 	pbd_world_destroy(w);
 	return 0;
 }
