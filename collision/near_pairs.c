@@ -18,6 +18,10 @@
 // The least factor a window must certify: a pair keeps half its rest distance at most (the
 // thickness when that is less), and the bounds are computed in float.
 #define NEAR_LEAST_FACTOR (PBD_KEPT_REST_SHARE + 0.01)
+// Quads per side of a covered cloth's search patches. Two neighbouring blocks are wholly near
+// from a reach of 4; at a reach of 3 their pairs are passed over one by one, which still cost
+// less than twice as many patches of one quad (drape at 128 x 128, reach 3: 16% less time).
+#define NEAR_PATCH_BLOCK 2
 // Floats per quad in quad_bounds: the least and the greatest of each of the six entries of F,
 // then the least singular value over the substep.
 #define QUAD_FLOATS 13
@@ -172,7 +176,7 @@ bool pbd_near_build(pbd_world *w)
 		if (reach > 0) {
 			pbd_near_body *b = &n->bodies[k];
 			*b = (pbd_near_body){(uint32_t)s, c->first, c->grid_res_x, c->grid_res_y, tri, edge, reach,
-					     mini(2, maxi(1, reach / 2)), 0, windows, cells, steps};
+					     NEAR_PATCH_BLOCK, 0, windows, cells, steps};
 			for (int i = 0; i < c->count; ++i) {
 				n->grid_i[c->first + i] = (uint16_t)(i % b->nx);
 				n->grid_j[c->first + i] = (uint16_t)(i / b->nx);

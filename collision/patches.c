@@ -41,7 +41,7 @@ static void grow_patch(pbd_world *w, int seed, int p, uint32_t *queue)
 	}
 }
 
-// The grid cloths the near pairs cover (near_pairs.h) are cut in blocks of block x block quads
+// The grid cloths the near pairs cover (near_pairs.h) are cut in blocks of b->block quads a side
 // along their grid, numbered first: two blocks close enough for their pairs to be near are
 // then wholly the near pairs' (pair_search.c passes over them).
 static void block_patches(pbd_world *w, int *patches)
