@@ -218,7 +218,8 @@ static bool list_pending_near(pbd_world *w)
 		forget(pr);
 		return false;
 	}
-	note_peaks(w);
+	if (pr->vt_count != vt || pr->ee_count != ee || pr->pp_count != pp)
+		note_peaks(w);
 	return true;
 }
 
