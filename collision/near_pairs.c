@@ -71,6 +71,7 @@ void pbd_near_free(pbd_world *w)
 	pbd_free_array(w, n->edge_at, (size_t)n->edge_at_count, sizeof *n->edge_at);
 	pbd_free_array(w, n->inverse_steps, (size_t)n->step_count, sizeof *n->inverse_steps);
 	pbd_free_array(w, n->certified, (size_t)n->window_count, sizeof *n->certified);
+	pbd_free_array(w, n->held, (size_t)n->window_count, sizeof *n->held);
 	pbd_free_array(w, n->listed, (size_t)n->window_count, sizeof *n->listed);
 	pbd_free_array(w, n->marks, (size_t)n->window_count, sizeof *n->marks);
 	pbd_free_array(w, n->quad_bounds, (size_t)n->window_count * QUAD_FLOATS, sizeof *n->quad_bounds);
@@ -126,6 +127,7 @@ static bool allocate(pbd_world *w, int bodies, int slots, int edge_cells, int st
 	n->edge_at = pbd_alloc_array(w, (size_t)edge_cells, sizeof *n->edge_at);
 	n->inverse_steps = pbd_alloc_array(w, (size_t)steps, sizeof *n->inverse_steps);
 	n->certified = pbd_alloc_array(w, (size_t)windows, sizeof *n->certified);
+	n->held = pbd_alloc_array(w, (size_t)windows, sizeof *n->held);
 	n->listed = pbd_alloc_array(w, (size_t)windows, sizeof *n->listed);
 	n->marks = pbd_alloc_array(w, (size_t)windows, sizeof *n->marks);
 	n->quad_bounds = pbd_alloc_array(w, (size_t)windows * QUAD_FLOATS, sizeof *n->quad_bounds);
@@ -133,7 +135,7 @@ static bool allocate(pbd_world *w, int bodies, int slots, int edge_cells, int st
 	n->items = pbd_alloc_array(w, (size_t)windows, sizeof *n->items);
 	return (n->bodies || !bodies) && (n->body_of_slot || !slots) && (n->grid_i && n->grid_j) &&
 	       (n->edge_at || !edge_cells) && (n->inverse_steps || !steps) &&
-	       ((n->certified && n->listed && n->marks && n->quad_bounds && n->row_bounds && n->items) || !windows);
+	       ((n->certified && n->held && n->listed && n->marks && n->quad_bounds && n->row_bounds && n->items) || !windows);
 }
 
 bool pbd_near_build(pbd_world *w)
@@ -245,6 +247,7 @@ bool pbd_near_owns_ee(const pbd_world *w, const pbd_near_body *b, uint32_t ea, u
 // the greatest of each of F's six entries, then the least singular value.
 enum { PLANE_LO = 0, PLANE_HI = 6, PLANE_SIGMA = 12 };
 
+static bool greatest_plane(int c) { return c >= PLANE_HI && c < PLANE_SIGMA; }
 static float plane_min(float a, float b) { return a < b ? a : b; }
 static float plane_max(float a, float b) { return a > b ? a : b; }
 
@@ -442,6 +445,61 @@ static bool holds_apart(const float *bounds, size_t stride)
 	return sigma > 0.0f && g2 > eta2 && sigma * sigma * (g2 - eta2) > least * least * g2;
 }
 
+// The bits of every rectangle a window of the given reach does not have.
+static uint64_t beyond_reach(int reach)
+{
+	uint64_t inside = 0;
+	for (int a = 1; a <= reach; ++a)
+		for (int b = 1; b <= reach; ++b)
+			inside |= pbd_near_rectangle(a, b);
+	return ~inside;
+}
+
+// Plane `in` (one float per quad) over the rectangles of quads from a window's corner: out[y r
+// + x] the least (or greatest) over columns cols[0 .. x] and rows rows[0 .. y], r = reach.
+static inline void rectangle_bounds(const float *in, int nqx, const int *cols, const int *rows, int r, float *out,
+				    bool greatest)
+{
+	for (int y = 0; y < r; ++y) {
+		const float *row = in + (size_t)rows[y] * nqx;
+		float *o = out + y * r, acc = row[cols[0]];
+		o[0] = acc;
+		for (int x = 1; x < r; ++x) {
+			float u = row[cols[x]];
+			acc = greatest ? plane_max(acc, u) : plane_min(acc, u);
+			o[x] = acc;
+		}
+		if (y == 0)
+			continue;
+		for (int x = 0; x < r; ++x)
+			o[x] = greatest ? plane_max(o[x - r], o[x]) : plane_min(o[x - r], o[x]);
+	}
+}
+
+// The rectangles of window (oi, oj) of body b shown apart by their quads' bounds (clipped to
+// the grid, as the window is), with the bits of no rectangle.
+static uint64_t rectangles_holding(const pbd_near *n, const pbd_near_body *b, int oi, int oj)
+{
+	int nqx = b->nx - 1, nqy = b->ny - 1, r = b->reach, cols[NEAR_MAX_REACH], rows[NEAR_MAX_REACH];
+	for (int k = 0; k < r; ++k)
+		cols[k] = mini(oi + k, nqx - 1), rows[k] = mini(oj + k, nqy - 1);
+	size_t plane = (size_t)body_quads(b), area = (size_t)(r * r);
+	const float *quads = n->quad_bounds + (size_t)b->window_first * QUAD_FLOATS;
+	float box[QUAD_FLOATS * NEAR_MAX_REACH * NEAR_MAX_REACH];
+	for (int c = 0; c < QUAD_FLOATS; ++c) {
+		if (greatest_plane(c))
+			rectangle_bounds(quads + c * plane, nqx, cols, rows, r, box + c * area, true);
+		else
+			rectangle_bounds(quads + c * plane, nqx, cols, rows, r, box + c * area, false);
+	}
+	uint64_t held = beyond_reach(r);
+	for (int y = 0; y < r; ++y)
+		for (int x = 0; x < r; ++x)
+			if (holds_apart(box + y * r + x, area))
+				held |= pbd_near_rectangle(x + 1, y + 1);
+	return held;
+}
+
 typedef struct certify_job {
 	pbd_world *w;
 	const pbd_near_body *body;
@@ -488,8 +546,6 @@ static void across_rows(const float *in, size_t stride, int rows, float *out, in
 	}
 }
 
-static bool greatest_plane(int c) { return c >= PLANE_HI && c < PLANE_SIGMA; }
-
 // Rows of quads: their bounds, and the bounds of the reach quads from each along the row.
 static void rows_range(int start, int end, int worker, void *context)
 {
@@ -534,9 +590,12 @@ static void windows_range(int start, int end, int worker, void *context)
 			for (int c = 0; c < QUAD_FLOATS; ++c)
 				across_rows(rows + c * plane + (size_t)j * nqx + first, (size_t)nqx, mini(b->reach, nqy - j),
 					    run + c * WINDOW_RUN, count, greatest_plane(c));
-			uint8_t *verdict = n->certified + b->window_first + j * nqx + first;
-			for (int i = 0; i < count; ++i)
-				verdict[i] = holds_apart(run + i, WINDOW_RUN);
+			int window = b->window_first + j * nqx + first;
+			for (int i = 0; i < count; ++i) {
+				bool holds = holds_apart(run + i, WINDOW_RUN);
+				n->certified[window + i] = holds;
+				n->held[window + i] = holds ? ~(uint64_t)0 : rectangles_holding(n, b, first + i, j);
+			}
 		}
 }
 
@@ -551,10 +610,7 @@ void pbd_near_certify(pbd_world *w)
 	}
 }
 
-bool pbd_near_pending(const pbd_near *n, int window)
-{
-	return !n->certified[window] && !n->listed[window];
-}
+bool pbd_near_pending(const pbd_near *n, int window) { return pbd_near_wanted(n, window) != 0; }
 
 // The bounds of window (oi, oj) of body b straight from its quads' (after the guard's stops).
 static bool window_holds_apart(const pbd_near *n, const pbd_near_body *b, int oi, int oj)
@@ -564,7 +620,7 @@ static bool window_holds_apart(const pbd_near *n, const pbd_near_body *b, int oi
 	const float *quads = n->quad_bounds + (size_t)b->window_first * QUAD_FLOATS;
 	float bounds[QUAD_FLOATS];
 	for (int c = 0; c < QUAD_FLOATS; ++c) {
-		bool greatest = c >= PLANE_HI && c < PLANE_SIGMA;
+		bool greatest = greatest_plane(c);
 		float v = greatest ? -INFINITY : INFINITY;
 		for (int j = oj; j < oj + b->reach && j < nqy; ++j)
 			for (int i = oi; i < oi + b->reach && i < nqx; ++i) {
@@ -604,7 +660,8 @@ int pbd_near_recertify_stopped(pbd_world *w)
 		for (int q = 0; q < quads; ++q)
 			if (mark[q] & QUAD_CHANGED)
 				bound_quad(w, b, q % nqx, q / nqx, bounds, (size_t)quads);
-		// Every window holding a quad that changed, once: it can only fail now.
+		// Every window holding a quad that changed, once: certified, it can only fail now;
+		// failed, its rectangles are shown again.
 		for (int q = 0; q < quads; ++q) {
 			if (!(mark[q] & QUAD_CHANGED))
 				continue;
@@ -615,10 +672,13 @@ int pbd_near_recertify_stopped(pbd_world *w)
 					if (mark[o] & WINDOW_SEEN)
 						continue;
 					mark[o] |= WINDOW_SEEN;
-					if (n->certified[window] && !window_holds_apart(n, b, oi, oj)) {
+					if (n->certified[window]) {
+						if (window_holds_apart(n, b, oi, oj))
+							continue;
 						n->certified[window] = 0;
-						pending += !n->listed[window];
 					}
+					n->held[window] = rectangles_holding(n, b, oi, oj);
+					pending += pbd_near_pending(n, window);
 				}
 		}
 	}
@@ -680,7 +740,11 @@ static int axis_places(int at, int points, int su, int st, int reach, int (*out)
 
 #define AXIS_PLACES (2 * NEAR_MAX_REACH + 4)
 
-void pbd_near_window_pairs(const pbd_world *w, int window, const pbd_near_visitor *visit)
+// Along one axis, the quads from window `at` that the least rectangle holding grid points up
+// to `highest` spans (at least one: a pair along the window's own grid line needs its quads).
+static int rectangle_side(int at, int highest) { return maxi(at, highest - 1) - at + 1; }
+
+void pbd_near_window_pairs(const pbd_world *w, int window, uint64_t rectangles, const pbd_near_visitor *visit)
 {
 	const pbd_near *n = &w->pairs.near;
 	const pbd_near_body *b = window_body(n, window);
@@ -690,6 +754,10 @@ void pbd_near_window_pairs(const pbd_world *w, int window, const pbd_near_visito
 	int ni = axis_places(wi, b->nx, 0, 1, b->reach, pi), nj = axis_places(wj, b->ny, 0, 1, b->reach, pj);
 	for (int a = 0; a < ni; ++a)
 		for (int c = 0; c < nj; ++c) {
+			uint64_t rectangle = pbd_near_rectangle(rectangle_side(wi, maxi(pi[a][0], pi[a][1] + 1)),
+							       rectangle_side(wj, maxi(pj[c][0], pj[c][1] + 1)));
+			if (!(rectangles & rectangle))
+				continue;
 			uint32_t v = (uint32_t)(b->first + pj[c][0] * b->nx + pi[a][0]);
 			int quad = pj[c][1] * nqx + pi[a][1];
 			for (int t = b->tri_first + 2 * quad; t < b->tri_first + 2 * quad + 2; ++t)
@@ -703,6 +771,10 @@ void pbd_near_window_pairs(const pbd_world *w, int window, const pbd_near_visito
 			nj = axis_places(wj, b->ny, edge_step_j[ta], edge_step_j[tb], b->reach, pj);
 			for (int a = 0; a < ni; ++a)
 				for (int c = 0; c < nj; ++c) {
+					int hi = maxi(pi[a][0] + edge_step_i[ta], pi[a][1] + edge_step_i[tb]);
+					int hj = maxi(pj[c][0] + edge_step_j[ta], pj[c][1] + edge_step_j[tb]);
+					if (!(rectangles & pbd_near_rectangle(rectangle_side(wi, hi), rectangle_side(wj, hj))))
+						continue;
 					uint32_t ea = edge_of(n, b, ta, pi[a][0], pj[c][0]), eb = edge_of(n, b, tb, pi[a][1], pj[c][1]);
 					if (ea == UINT32_MAX || eb == UINT32_MAX || ea >= eb ||
 					    shares_corner(w->topology.edge + 2 * ea, 2, w->topology.edge + 2 * eb, 2))
@@ -712,9 +784,12 @@ void pbd_near_window_pairs(const pbd_world *w, int window, const pbd_near_visito
 		}
 }
 
-static bool listed_window(const pbd_near *n, const pbd_near_body *b, int ilo, int jlo)
+// Whether the pair with grid corners [ilo, ihi] x [jlo, jhi] is in a listed rectangle.
+static bool listed_pair(const pbd_near *n, const pbd_near_body *b, int ilo, int ihi, int jlo, int jhi)
 {
-	return n->listed[pbd_near_window(b, ilo, jlo)] != 0;
+	int window = pbd_near_window(b, ilo, jlo), q = window - b->window_first, nqx = b->nx - 1;
+	uint64_t rectangle = pbd_near_rectangle(rectangle_side(q % nqx, ihi), rectangle_side(q / nqx, jhi));
+	return (n->listed[window] & rectangle) != 0;
 }
 
 // Whether a window that may own a pair with particle v (its lowest corner at most reach below
@@ -755,8 +830,8 @@ static void moved_vt(const pbd_world *w, const pbd_near_body *b, uint32_t v, con
 	int vi = n->grid_i[v], vj = n->grid_j[v], nqx = b->nx - 1, nqy = b->ny - 1, r = b->reach;
 	for (int tj = maxi(vj - r, 0); tj <= mini(vj + r - 1, nqy - 1); ++tj)
 		for (int ti = maxi(vi - r, 0); ti <= mini(vi + r - 1, nqx - 1); ++ti) {
-			if (!pbd_near_spans(b, mini(vi, ti), maxi(vi, ti + 1), mini(vj, tj), maxi(vj, tj + 1)) ||
-			    !listed_window(n, b, mini(vi, ti), mini(vj, tj)))
+			int ilo = mini(vi, ti), ihi = maxi(vi, ti + 1), jlo = mini(vj, tj), jhi = maxi(vj, tj + 1);
+			if (!pbd_near_spans(b, ilo, ihi, jlo, jhi) || !listed_pair(n, b, ilo, ihi, jlo, jhi))
 				continue;
 			int quad = tj * nqx + ti;
 			for (int t = b->tri_first + 2 * quad; t < b->tri_first + 2 * quad + 2; ++t)
@@ -773,9 +848,9 @@ static void moved_vt(const pbd_world *w, const pbd_near_body *b, uint32_t v, con
 				for (int qj = maxi(tj + 1 - r, 0); qj <= mini(tj + r, b->ny - 1); ++qj)
 					for (int qi = maxi(ti + 1 - r, 0); qi <= mini(ti + r, b->nx - 1); ++qi) {
 						uint32_t u = (uint32_t)(b->first + qj * b->nx + qi);
-						if (is_moved(m, u) || shares_corner(&u, 1, c, 3) ||
-						    !pbd_near_spans(b, mini(qi, ti), maxi(qi, ti + 1), mini(qj, tj), maxi(qj, tj + 1)) ||
-						    !listed_window(n, b, mini(qi, ti), mini(qj, tj)))
+						int ilo = mini(qi, ti), ihi = maxi(qi, ti + 1), jlo = mini(qj, tj), jhi = maxi(qj, tj + 1);
+						if (is_moved(m, u) || shares_corner(&u, 1, c, 3) || !pbd_near_spans(b, ilo, ihi, jlo, jhi) ||
+						    !listed_pair(n, b, ilo, ihi, jlo, jhi))
 							continue;
 						visit->vt(visit->context, u, (uint32_t)t);
 					}
@@ -808,10 +883,10 @@ static void moved_ee(const pbd_world *w, const pbd_near_body *b, uint32_t v, con
 							const uint32_t *other = w->topology.edge + 2 * eb;
 							bool other_moved = is_moved(m, other[0]) || is_moved(m, other[1]);
 							int ilo = mini(ai, bi), jlo = mini(aj, bj);
+							int ihi = maxi(ai + edge_step_i[ta], bi + edge_step_i[tb]);
+							int jhi = maxi(aj + edge_step_j[ta], bj + edge_step_j[tb]);
 							if ((other_moved && eb < ea) || shares_corner(ends, 2, other, 2) ||
-							    !pbd_near_spans(b, ilo, maxi(ai + edge_step_i[ta], bi + edge_step_i[tb]), jlo,
-									    maxi(aj + edge_step_j[ta], bj + edge_step_j[tb])) ||
-							    !listed_window(n, b, ilo, jlo))
+							    !pbd_near_spans(b, ilo, ihi, jlo, jhi) || !listed_pair(n, b, ilo, ihi, jlo, jhi))
 								continue;
 							visit->ee(visit->context, ea < eb ? ea : eb, ea < eb ? eb : ea);
 						}
@@ -849,7 +924,8 @@ bool pbd_near_carried_listed(pbd_world *w)
 				for (int q = maxi(vi - b->reach, 0); q <= mini(vi, nqx - 1); ++q) {
 					int window = b->window_first + j * nqx + q;
 					n->certified[window] = 0;
-					all = all && n->listed[window];
+					n->held[window] = beyond_reach(b->reach);
+					all = all && !pbd_near_pending(n, window);
 				}
 		}
 	}
@@ -887,7 +963,7 @@ void pbd_near_unlist_certified(pbd_world *w)
 	pbd_pairs *pr = &w->pairs;
 	int leaving = 0;
 	for (int k = 0; k < n->window_count; ++k) {
-		n->marks[k] = n->listed[k] && n->certified[k];
+		n->marks[k] = n->listed[k] != 0 && (n->listed[k] & ~n->held[k]) == 0;
 		leaving += n->marks[k];
 	}
 	if (leaving == 0)
@@ -914,5 +990,5 @@ void pbd_near_unlist_certified(pbd_world *w)
 void pbd_near_forget_listed(pbd_near *n)
 {
 	if (n->window_count > 0)
-		memset(n->listed, 0, (size_t)n->window_count);
+		memset(n->listed, 0, (size_t)n->window_count * sizeof *n->listed);
 }

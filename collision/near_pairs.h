@@ -25,8 +25,11 @@
 //
 // Each quad of the grid starts one window of reach x reach quads, and each pair belongs to the
 // window at its lowest grid corner. Every substep, before the guard, the windows are certified
-// from the motion the guard will sweep; those that fail are listed: their pairs are found over
-// the tracks as every other pair is, and kept up to date while they stay listed.
+// from the motion the guard will sweep. In a window that fails, the rectangles of quads from
+// its corner (a x b quads, a and b up to the reach) are certified in turn: the rest segment
+// between a pair's closest points lies in the rectangle its grid corners span, so the same
+// bound over that rectangle holds the pair apart. The pairs of the rectangles that fail are
+// listed: found over the tracks as every other pair is, and kept up to date while listed.
 #pragma once
 
 #include "core.h"
@@ -58,7 +61,10 @@ typedef struct pbd_near {
 	int step_count;
 	int window_count;          // windows of every covered cloth (one per quad)
 	uint8_t *certified;        // per window: shown apart at the last certification
-	uint8_t *listed;           // per window: its pairs are in the candidate lists
+	uint64_t *held;            // per window: its rectangles shown apart at the last certification
+	                           // (pbd_near_rectangle; every bit when the window is, and the bits
+	                           // of no rectangle always)
+	uint64_t *listed;          // per window: the rectangles whose pairs are in the candidate lists
 	float *quad_bounds;        // per quad: the bounds of its F and its least singular value
 	float *row_bounds;         // scratch: the bounds over `reach` quads of a row
 	uint8_t *marks;            // scratch: a byte per quad or window
@@ -94,8 +100,9 @@ void pbd_near_certify(pbd_world *w);
 // Certifies again the windows whose particles the guard stopped (stamped since its run
 // began); returns how many it found failing and unlisted (now pending).
 int pbd_near_recertify_stopped(pbd_world *w);
-// Windows that failed but are not listed yet: their pairs must be found (pair_search.c); the
-// search marks them listed.
+// The rectangles of a window that failed and are not listed: their pairs must be found
+// (pair_search.c); the search marks them listed. A window with any is pending.
+static inline uint64_t pbd_near_wanted(const pbd_near *n, int window) { return ~n->held[window] & ~n->listed[window]; }
 bool pbd_near_pending(const pbd_near *n, int window);
 // The window a pair with lowest grid corner (ilo, jlo) of body b belongs to.
 static inline int pbd_near_window(const pbd_near_body *b, int ilo, int jlo)
@@ -110,17 +117,21 @@ typedef struct pbd_near_visitor {
 	void (*ee)(void *context, uint32_t a, uint32_t b);
 	void *context;
 } pbd_near_visitor;
-// Every pair of window `window`.
-void pbd_near_window_pairs(const pbd_world *w, int window, const pbd_near_visitor *visit);
-// Every pair of a listed window with a primitive that has particle v and moved (a particle
+// The bit of the rectangle of a x b quads (along i and j) from a window's corner, 1 <= a, b <= 8.
+static inline uint64_t pbd_near_rectangle(int a, int b) { return (uint64_t)1 << ((a - 1) * 8 + (b - 1)); }
+// Every pair of window `window` in the given rectangles (~0: all of them). A pair is in the
+// least rectangle holding its grid corners.
+void pbd_near_window_pairs(const pbd_world *w, int window, uint64_t rectangles, const pbd_near_visitor *visit);
+// Every pair of a listed rectangle with a primitive that has particle v and moved (a particle
 // moved when stamp[i] == serial), each once over all the particles that moved.
 void pbd_near_moved_pairs(const pbd_world *w, uint32_t v, const uint32_t *stamp, uint32_t serial,
 			  const pbd_near_visitor *visit);
 // Whether every window that may own a pair with a carried start (the carry moves starts off
 // their straight motion) is listed; marks them failing, so that those that are not are pending.
 bool pbd_near_carried_listed(pbd_world *w);
-// Unlists the windows listed and certified again, dropping their pairs from the lists (once a
-// step: a cloth that crumpled and smoothed out again stops paying for its old pairs).
+// Unlists the windows whose listed rectangles are all shown apart again, dropping their pairs
+// from the lists (once a step: a cloth that crumpled and smoothed out again stops paying for
+// its old pairs).
 void pbd_near_unlist_certified(pbd_world *w);
 // Forgets which windows are listed (the pair lists are rebuilt).
 void pbd_near_forget_listed(pbd_near *n);

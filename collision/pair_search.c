@@ -937,7 +937,7 @@ static void search_near_item(const search_job *job, pbd_pair_chunk *chunk, int i
 	near_visit v = {job->w, chunk};
 	pbd_near_visitor visit = {visit_near_vt, visit_near_ee, &v};
 	if (job->near == NEAR_WINDOWS)
-		pbd_near_window_pairs(job->w, pr->near.items[item], &visit);
+		pbd_near_window_pairs(job->w, pr->near.items[item], pbd_near_wanted(&pr->near, pr->near.items[item]), &visit);
 	else
 		pbd_near_moved_pairs(job->w, pr->strays[item], pr->tracks.stamp, pr->update_serial, &visit);
 }
@@ -1303,7 +1303,7 @@ bool pbd_pair_search_near_windows(pbd_world *w)
 	if (!run_search(w, &job, listed_pairs(&w->pairs)))
 		return false;
 	for (int k = 0; k < n->item_count; ++k)
-		n->listed[n->items[k]] = 1;
+		n->listed[n->items[k]] |= pbd_near_wanted(n, n->items[k]);
 	n->windows_listed += n->item_count;
 	return true;
 }
