@@ -55,8 +55,9 @@ print('| %s | %d | %d | %.2f | %.2f | %.2f | %.2f | %d | %.1f%% | %s |' % (d['sc
 	echo
 	echo "## Self-collision: what it costs (120 frames, 1 thread)"
 	echo
-	echo "At 128 x 128 twice the thickness spans more than one edge (2 cm on edges of 7.9 mm in hang, 1.1 cm"
-	echo "in drape): the near pairs of grid cloths (docs/contacts.md) hold most of the cloth's pairs."
+	echo "Where twice the thickness spans 1.2 edges or more (hang from 64 x 64: 2 cm on edges of 1.6 cm and"
+	echo "7.9 mm; drape at 128 x 128: on 1.1 cm), the near pairs of grid cloths (docs/contacts.md) hold"
+	echo "most of the cloth's pairs."
 	echo
 	echo "| scene | resolution | self-collision off, median ms | on, median ms | on / off |"
 	echo "|---|---|---|---|---|"
