@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../collision/pair_search.h"
-#include "intersect_check.h"
+#include "scene_check.h"
 #include "scenes.h"
 #include "test.h"
 
@@ -23,17 +23,6 @@ static int load_at_defaults(const char *name, const demo_scene **scene, pbd_worl
 	return 0;
 }
 
-// Crossing triangle pairs over every cloth of the scene, by the independent checker.
-static long scene_crossings(pbd_world *w, const demo_scene_state *st)
-{
-	check_mesh meshes[DEMO_MAX_CLOTHS];
-	for (int c = 0; c < st->cloth_count; ++c) {
-		meshes[c].positions = pbd_cloth_positions(w, st->cloths[c], NULL);
-		meshes[c].indices = pbd_cloth_indices(w, st->cloths[c], &meshes[c].triangle_count);
-	}
-	return check_count_intersections(meshes, st->cloth_count);
-}
-
 static int scene_free_of_intersections(const char *name, int frames)
 {
 	const demo_scene *scene;
@@ -48,7 +37,7 @@ static int scene_free_of_intersections(const char *name, int frames)
 			CHECK_OK(demo_scene_step(scene, w, &st, kDt));
 		if (f % 10 != 0)
 			continue;
-		long n = scene_crossings(w, &st);
+		long n = check_scene_crossings(w, &st);
 		CHECK(n >= 0);
 		if (n > worst)
 			worst = n;
@@ -341,7 +330,7 @@ static int thick_scene_keeps_every_close_pair(const char *name, int res, float t
 			CHECK(certified == near->window_count);
 		}
 		if (f % 10 == 0) {
-			long n = scene_crossings(w, &st);
+			long n = check_scene_crossings(w, &st);
 			CHECK(n >= 0);
 			if (n > 0)
 				fprintf(stderr, "%s frame %d: %ld crossing triangle pairs\n", name, f, n);

@@ -3,7 +3,7 @@
 // the world is stepped beside an untouched twin and must match it bit for bit.
 #include <stdlib.h>
 
-#include "intersect_check.h"
+#include "scene_check.h"
 #include "scenes.h"
 #include "test.h"
 
@@ -709,17 +709,6 @@ static int out_of_memory(void)
 	return 0;
 }
 
-// Crossing triangle pairs among the scene's cloths, by the independent check.
-static long scene_crossings(pbd_world *w, const demo_scene_state *st)
-{
-	check_mesh meshes[DEMO_MAX_CLOTHS];
-	for (int c = 0; c < st->cloth_count; ++c) {
-		meshes[c].positions = pbd_cloth_positions(w, st->cloths[c], NULL);
-		meshes[c].indices = pbd_cloth_indices(w, st->cloths[c], &meshes[c].triangle_count);
-	}
-	return check_count_intersections(meshes, st->cloth_count);
-}
-
 // Runs a scene (`stack`: three cloths landing on each other; `tear`: a curtain and a sheet
 // tearing) for `lead` frames, then with memory that runs out after `allowed` allocations of
 // the run (-1: never) for `frames` frames, then with memory back for as many again. Every step keeps its promise: PBD_OK, or PBD_ERR_OUT_OF_MEMORY after
@@ -754,7 +743,7 @@ static int scene_with_memory(const char *name, int res, int lead, int allowed, i
 			CHECK(r == PBD_ERR_OUT_OF_MEMORY && f < frames);
 			(*refused)++;
 		}
-		long crossings = scene_crossings(w, &st);
+		long crossings = check_scene_crossings(w, &st);
 		if (crossings != 0)
 			fprintf(stderr, "  allowed %d, frame %d: %ld crossings (step said %s)\n", allowed, f, crossings,
 				pbd_result_string(r));
