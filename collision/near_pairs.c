@@ -12,9 +12,12 @@
 // of many edges) are not covered, and their cloth is searched as any mesh.
 #define NEAR_MAX_REACH 8
 // A cloth whose twice the thickness spans fewer grid steps has few near pairs, and its search
-// of patches costs less than windows would (measured, 120 frames at 64 x 64: hang and twist,
-// 1.26 and 1.27 steps, took 40% and 16% less time with windows, fold, 1.05 steps, 9% more).
-#define NEAR_LEAST_SPAN 1.2
+// of patches costs less than windows would (measured, 120 frames, one thread: at 64 x 64 hang
+// and twist, 1.26 and 1.27 steps, took 40% and 16% less time with windows, fold, 1.05 steps,
+// the same; at 48 x 48, 0.94 steps, hang 17% and twist 9% less, and the capsule swept through
+// the bench's curtain at 3 m/s half the time; at 40 x 40, 0.78 steps, the same; at 32 x 32,
+// 0.62 steps, the demo's scenes took up to 25% more).
+#define NEAR_LEAST_SPAN 0.9
 // The least factor a window must certify: a pair keeps half its rest distance at most (the
 // thickness when that is less), and the bounds are computed in float.
 #define NEAR_LEAST_FACTOR (PBD_KEPT_REST_SHARE + 0.01)

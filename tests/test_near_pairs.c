@@ -114,18 +114,19 @@ static void check_ee(void *context, uint32_t a, uint32_t b)
 	c->pairs++;
 }
 
-// 120 random bends and motions of a 20 x 20 grid (thickness 1.6 edges, so twice it spans four
-// steps and pairs up to five steps across are near pairs): every window certified holds each
-// of its pairs at least half its rest distance apart at eleven points of the motion, and so
-// does every rectangle shown apart in a window that failed.
-static int certified_windows_keep_their_pairs_apart(void)
+// 120 random bends and motions of a 20 x 20 grid whose thickness is `thickness` edges (twice
+// it spans reach - 1 steps or a little less, so pairs up to `reach` steps across are near
+// pairs): every window certified holds each of its pairs at least half its rest distance apart
+// at eleven points of the motion, and so does every rectangle shown apart in a window that
+// failed.
+static int certified_windows_keep_their_pairs_apart_at(float thickness, int reach, long least_rectangles, long least_pairs)
 {
 	pbd_cloth_id cloth;
 	const float edge = 0.01f;
-	pbd_world *w = grid_world(20, edge, 1.6f * edge, &cloth);
+	pbd_world *w = grid_world(20, edge, thickness * edge, &cloth);
 	CHECK(w);
 	const pbd_near *n = &w->pairs.near;
-	CHECK(n->body_count == 1 && n->bodies[0].reach == 5);
+	CHECK(n->body_count == 1 && n->bodies[0].reach == reach);
 	long certified = 0, failed = 0, pairs = 0, rectangles = 0, rectangle_pairs = 0;
 	double worst = INFINITY, worst_rectangle = INFINITY;
 	for (int trial = 0; trial < 120; ++trial) {
@@ -150,8 +151,8 @@ static int certified_windows_keep_their_pairs_apart(void)
 				continue;
 			}
 			failed++;
-			for (int a = 1; a <= 5; ++a)
-				for (int b = 1; b <= 5; ++b)
+			for (int a = 1; a <= reach; ++a)
+				for (int b = 1; b <= reach; ++b)
 					rectangles += (n->held[k] & pbd_near_rectangle(a, b)) != 0;
 			pbd_near_window_pairs(w, k, n->held[k], &in_rectangles);
 		}
@@ -165,12 +166,21 @@ static int certified_windows_keep_their_pairs_apart(void)
 	fprintf(stderr, "in the windows that failed, %ld rectangles shown apart; %ld pairs checked, least %.4f\n", rectangles,
 		rectangle_pairs, worst_rectangle);
 	CHECK(certified > 10000 && failed > 10000);  // both sides were met
-	CHECK(rectangles > 10000 && rectangle_pairs > 100000);
+	CHECK(rectangles > least_rectangles && rectangle_pairs > least_pairs);
 	CHECK(worst > (double)PBD_KEPT_REST_SHARE);
 	CHECK(worst_rectangle > (double)PBD_KEPT_REST_SHARE);
 	pbd_world_destroy(w);
 	return 0;
 }
+
+// Thickness 1.6 edges: windows of five quads a side (25 rectangles each).
+static int certified_windows_keep_their_pairs_apart(void)
+{
+	return certified_windows_keep_their_pairs_apart_at(1.6f, 5, 10000, 100000);
+}
+// 0.47 edges (twice it spans 0.94 steps, as a 1 cm sheet of 48 x 48 over a metre): windows of
+// two quads a side (4 rectangles each, fewer pairs in each).
+static int narrow_windows_keep_their_pairs_apart(void) { return certified_windows_keep_their_pairs_apart_at(0.47f, 2, 4000, 40000); }
 
 // Every vertex-triangle and edge pair of the grid that spans at most the reach (all those
 // nearer than twice the thickness at rest among them) is visited by exactly one window, and no
@@ -202,15 +212,15 @@ static bool shares(const uint32_t *a, int na, const uint32_t *b, int nb)
 	return false;
 }
 
-static int windows_own_every_near_pair_once(void)
+static int windows_own_every_near_pair_once_at(int side, float thickness, int reach)
 {
 	pbd_cloth_id cloth;
 	const float edge = 0.01f;
-	pbd_world *w = grid_world(13, edge, 1.2f * edge, &cloth);
+	pbd_world *w = grid_world(side, edge, thickness * edge, &cloth);
 	CHECK(w);
 	const pbd_near *n = &w->pairs.near;
 	const pbd_near_body *b = &n->bodies[0];
-	CHECK(n->body_count == 1 && b->reach == 4);
+	CHECK(n->body_count == 1 && b->reach == reach);
 	int nv = w->particles.count, nt = w->topology.tri_count, ne = w->topology.edge_count;
 	owner_count c = {w, calloc((size_t)nv * (size_t)nt, sizeof(int)), calloc((size_t)ne * (size_t)ne, sizeof(int)), ne, nt};
 	CHECK(c.vt && c.ee);
@@ -218,7 +228,7 @@ static int windows_own_every_near_pair_once(void)
 	for (int k = 0; k < n->window_count; ++k)
 		pbd_near_window_pairs(w, k, ~(uint64_t)0, &visit);
 	long near = 0, owned = 0;
-	const double twice = 2.0 * 1.2 * edge;
+	const double twice = 2.0 * thickness * edge;
 	for (int q = 0; q < nv; ++q)
 		for (int t = 0; t < nt; ++t) {
 			const uint32_t *tri = w->topology.tri + 3 * t, v = (uint32_t)q;
@@ -248,6 +258,10 @@ static int windows_own_every_near_pair_once(void)
 	pbd_world_destroy(w);
 	return 0;
 }
+
+static int windows_own_every_near_pair_once(void) { return windows_own_every_near_pair_once_at(13, 1.2f, 4); }
+// Reach two: fewer pairs near at rest per vertex, so a larger grid.
+static int narrow_windows_own_every_near_pair_once(void) { return windows_own_every_near_pair_once_at(20, 0.47f, 2); }
 
 // With some windows listed and some particles moved (stamped with the update's serial), the
 // pairs found for the moved particles are those of listed rectangles with a moved primitive,
@@ -362,7 +376,9 @@ int main(int argc, char **argv)
 {
 	static const test_case cases[] = {
 		TEST(certified_windows_keep_their_pairs_apart),
+		TEST(narrow_windows_keep_their_pairs_apart),
 		TEST(windows_own_every_near_pair_once),
+		TEST(narrow_windows_own_every_near_pair_once),
 		TEST(moved_pairs_are_those_of_listed_windows),
 		TEST(flat_and_curved_certify_creases_do_not),
 	};
