@@ -27,7 +27,9 @@ wait_title() {  # PATTERN SECONDS: waits for a window title matching PATTERN (gr
 
 "$viewer" --cloth "$dir/big.obj" --size 640x360 2>"$dir/err" >/dev/null &
 pid=$!
-wait_title '^pbd - loading big\.obj [0-9]+%$' 30 || { kill "$pid"; fail "no loading title: $(titles)"; }
+# What the viewer said, for a failure: its standard error and whether it still runs.
+said() { kill -0 "$pid" 2>/dev/null && echo "(still running)" || echo "(ended)"; cat "$dir/err"; }
+wait_title '^pbd - loading big\.obj [0-9]+%$' 30 || { said; kill "$pid" 2>/dev/null; fail "no loading title: $(titles)"; }
 echo "while loading: $(titles)"
 # The share read moves on while the window runs.
 wait_title '^pbd - loading big\.obj [1-9][0-9]?%$' 30 || { kill "$pid"; fail "the share read did not move: $(titles)"; }
