@@ -202,7 +202,9 @@ typedef struct pbd_world_settings {
 	/// relative to its mean motion, may travel half its shortest edge in one substep (a
 	/// flung curtain brought back to one substep at once wraps round its rail and stays
 	/// stretched); particles more than twice as fast as the collider that flung it are left
-	/// out (a vertex squeezed against the collider jitters). A value at or below `substeps`
+	/// out (a vertex squeezed against the collider jitters). Within those steps, a cloth with
+	/// a stretch limit left stretched past it (wrapped round the collider) takes up to 12, as
+	/// long as it stays so. A value at or below `substeps`
 	/// (0, say) keeps every step at `substeps`; a fast hit then costs less and may leave
 	/// the cloth stretched over the collider. pbd_world_stats.substeps_taken says how many
 	/// the last step took.
