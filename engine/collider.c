@@ -259,10 +259,11 @@ void pbd_colliders_free(pbd_world *world)
 // and stayed so (337% a second after the stop); kept at what its motion asks, 62% and 38%.
 #define PBD_FLUNG_STEPS 120
 #define PBD_FLUNG_TRAVEL_SHARE 0.5f
-// Within those steps, a cloth left stretched (an edge more than PBD_FLUNG_STRAIN times its
-// stretch limit past its rest length: wrapped round a capsule's end, hooked over a bar) takes
+// Within those steps, a cloth left stretched (a stretch edge longer or shorter than its rest
+// length by more than PBD_FLUNG_STRAIN times its stretch limit: wrapped round a capsule's end,
+// hooked over a bar) takes
 // twice the substeps of the last step while it stays so, up to PBD_STRAIN_SUBSTEPS, and keeps
-// them, up to that, while an edge is past the limit itself. A pass carries a correction on by
+// them, up to that, while an edge is off by more than the limit. A pass carries a correction on by
 // about one edge, so at one substep the collider's contacts undo at every step what the
 // passes took back: a capsule swept across the bench's curtain at 3 m/s left edges 25%
 // long a second after it stopped (the limit 5%), and 8% with this. Held to 12: keeping up to
