@@ -260,15 +260,15 @@ void pbd_colliders_free(pbd_world *world)
 #define PBD_FLUNG_STEPS 120
 #define PBD_FLUNG_TRAVEL_SHARE 0.5f
 // Within those steps, a cloth left stretched (a stretch edge longer or shorter than its rest
-// length by more than PBD_FLUNG_STRAIN times its stretch limit: wrapped round a capsule's end,
-// hooked over a bar) takes
-// twice the substeps of the last step while it stays so, up to PBD_STRAIN_SUBSTEPS, and keeps
-// them, up to that, while an edge is off by more than the limit. A pass carries a correction on by
-// about one edge, so at one substep the collider's contacts undo at every step what the
-// passes took back: a capsule swept across the bench's curtain at 3 m/s left edges 25%
-// long a second after it stopped (the limit 5%), and 8% with this. Held to 12: keeping up to
-// the count the collider had asked for (128) kept the curtain hooked on the bar coming back
-// at 63 substeps, where the guard stopped it in every substep, frozen with an edge 184% long.
+// length by more than PBD_FLUNG_STRAIN times its stretch limit: wrapped round a capsule's
+// end, hooked over a bar) takes twice the substeps of the last step while it stays so, up to
+// PBD_STRAIN_SUBSTEPS, and keeps them, up to that, while an edge is off by more than the
+// limit. A pass carries a correction on by about one edge, so at one substep the collider's
+// contacts undo at every step what the passes took back: a capsule swept across the bench's
+// curtain at 3 m/s left edges 25% long a second after it stopped (the limit 5%), and 8% with
+// this. Held to 12: keeping up to the count the collider had asked for (128) kept the curtain
+// hooked on the bar coming back at 63 substeps, where the guard stopped it in every substep,
+// frozen with an edge 184% long.
 #define PBD_FLUNG_STRAIN 2.0f
 #define PBD_STRAIN_SUBSTEPS 12
 
