@@ -16,7 +16,7 @@
 // and twist, 1.26 and 1.27 steps, took 40% and 16% less time with windows, fold, 1.05 steps,
 // the same; at 48 x 48, 0.94 steps, hang 17% and twist 9% less, and the capsule swept through
 // the bench's curtain at 3 m/s half the time; at 40 x 40, 0.78 steps, the same; at 32 x 32,
-// 0.62 steps, the demo's scenes took up to 25% more).
+// 0.62 steps, hang and fold took 2% and 10% more).
 #define NEAR_LEAST_SPAN 0.9
 // The least factor a window must certify: a pair keeps half its rest distance at most (the
 // thickness when that is less), and the bounds are computed in float.
