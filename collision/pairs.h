@@ -175,11 +175,11 @@ typedef struct pbd_pairs {
 	float *patch_rest_radius;
 	uint32_t patches_version;  // the topology version they were cut for
 	int patches_particles;
-	// Per body slot: how far a cloth's patches may stray from one shared rigid motion and
-	// still have no contact between them (0: never passed over).
-	float *body_tolerance;
-	int body_tolerance_capacity;
-	uint32_t tolerance_version;
+	// Per patch: how far it and a patch of its cloth may stray from one shared rigid motion
+	// and still have no contact between them, from the closest rest pair its primitives are
+	// in (0: never passed over). Valid while tolerances_valid (patches.c).
+	float *patch_tolerance;
+	bool tolerances_valid;
 	pbd_patch_fit *fits;       // per patch, when last searched
 	pbd_aabb *patch_boxes;     // per patch: the box of its primitives (frame coordinates)
 	pbd_aabb *patch_moved_boxes;  // per patch an update searches: the box of its primitives that moved

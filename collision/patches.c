@@ -7,8 +7,11 @@
 // position, R a rotation, s a shift), every point of their triangles and edges is too, so any
 // two of their primitives are at least their rest distance less 2d apart. A pair of one cloth
 // keeps min(thickness, half its rest distance) (pair_search.c), so once 2d is below half the
-// smallest rest distance of the cloth's pairs, and below the thickness, none of those pairs is
-// in contact, and none can cross. The particles move along their tracks, so the bound covers
+// smallest rest distance of the pairs between the two patches, and below the thickness, none
+// of those pairs is in contact, and none can cross. Each pair between them has a primitive in
+// each, so that distance is at least the smallest rest distance of the pairs either patch's
+// primitives are in, which each patch keeps: the lips of a tear, a hair apart at rest, hold
+// back only the patches along them. The particles move along their tracks, so the bound covers
 // the tracks until the first of them runs out: the fit is made now and widened by how far the
 // tracks can part from a shared rigid velocity field.
 #include <string.h>
@@ -75,14 +78,16 @@ static void block_patches(pbd_world *w, int *patches)
 		{(void **)&(pr)->patch_moved_tris, sizeof *(pr)->patch_moved_tris},                     \
 		{(void **)&(pr)->patch_moved_edges, sizeof *(pr)->patch_moved_edges},                   \
 		{(void **)&(pr)->patch_span, sizeof *(pr)->patch_span},                                 \
+		{(void **)&(pr)->patch_tolerance, sizeof *(pr)->patch_tolerance},                       \
 	}
-#define PATCH_ARRAY_COUNT 15
+#define PATCH_ARRAY_COUNT 16
 
 void pbd_patches_free(pbd_world *w)
 {
 	pbd_pairs *pr = &w->pairs;
 	pbd_free_arrays(w, PATCH_ARRAYS(pr, 0), PATCH_ARRAY_COUNT, (size_t)pr->patch_capacity + 1);
 	pr->patch_capacity = 0;
+	pr->tolerances_valid = false;
 	pbd_free_array(w, pr->patch_tris, (size_t)pr->patch_tris_capacity, sizeof *pr->patch_tris);
 	pbd_free_array(w, pr->patch_own, (size_t)pr->patch_own_capacity, sizeof *pr->patch_own);
 	pbd_free_array(w, pr->patch_edges, (size_t)pr->patch_edges_capacity, sizeof *pr->patch_edges);
@@ -288,6 +293,7 @@ bool pbd_patches_build(pbd_world *w)
 		return false;
 	}
 	rest_shape(w);
+	pr->tolerances_valid = false;
 	pr->patches_version = w->topology.version;
 	pr->patches_particles = np;
 	PBD_ASSERT(pr->patch_tri_start[pr->patch_count] == nt);
@@ -433,8 +439,9 @@ void pbd_patch_fit_now(pbd_world *w, int p)
 bool pbd_patches_rigid_together(const pbd_world *w, int p, int q)
 {
 	const pbd_pairs *pr = &w->pairs;
-	uint32_t body = pr->patch_body[p];
-	float tolerance = pr->body_tolerance[body];
+	// The closest rest pair of the two patches has a primitive in each: it is at least as far
+	// apart as the closest of either's, and the larger of their tolerances holds for it.
+	float tolerance = maxf(pr->patch_tolerance[p], pr->patch_tolerance[q]);
 	double now = w->time;
 	pbd_patch_fit fa = pr->fits[p], fb = pr->fits[q];
 	// A patch whose fit was already too loose when its tracks were boxed is not fitted again
@@ -498,29 +505,41 @@ bool pbd_patches_rigid_together(const pbd_world *w, int p, int q)
 	return d * (1.0f + 1e-5f) < tolerance;
 }
 
-// ---- Tolerances, when the topology changes
+// ---- Tolerances, when the patches are cut
 
 typedef struct closest_query {
 	const pbd_world *w;
 	uint32_t self;             // a particle (against triangles) or an edge (against edges)
 	bool edges;
 	int tri_first, edge_first; // the body's first triangle and edge (the grid's ids start there)
-	double closest;            // the smallest rest distance found so far of a pair that counts
-	double reach;              // only pairs closer than this matter
+	double *closest;           // per patch: the smallest rest distance of a pair that counts
 	bool torn;                 // the body tore: pairs that touch at rest keep its tear gap
 } closest_query;
 
+static void note_closest(double *closest, uint32_t patch, double d)
+{
+	if (d < closest[patch])
+		closest[patch] = d;
+}
+
+// A pair counts for the patch of each of its two primitives (a particle's: the patch that owns
+// it), as pair_search.c meets them: the owned particles of one patch against the triangles of
+// the other, and the edges of one against those of the other.
 static void visit_closest(uint32_t id, void *user)
 {
 	closest_query *q = user;
+	const pbd_pairs *pr = &q->w->pairs;
 	const pbd_v3 *rest = q->w->particles.rest;
 	double d, s, u, bary[3];
+	uint32_t mine, theirs;
 	if (!q->edges) {
-		const uint32_t *t = q->w->topology.tri + 3 * (q->tri_first + (int)id);
+		uint32_t tri = (uint32_t)q->tri_first + id;
+		const uint32_t *t = q->w->topology.tri + 3 * tri;
 		if (t[0] == q->self || t[1] == q->self || t[2] == q->self)
 			return;
 		d = sqrt(pbd_point_triangle_distance2(d3_of(rest[q->self]), d3_of(rest[t[0]]), d3_of(rest[t[1]]),
 						      d3_of(rest[t[2]]), bary));
+		mine = pr->vertex_patch[q->self], theirs = pr->tri_patch[tri];
 	} else {
 		uint32_t other = (uint32_t)q->edge_first + id;
 		const uint32_t *a = q->w->topology.edge + 2 * q->self, *b = q->w->topology.edge + 2 * other;
@@ -528,10 +547,13 @@ static void visit_closest(uint32_t id, void *user)
 			return;
 		d = sqrt(pbd_segment_segment_distance2(d3_of(rest[a[0]]), d3_of(rest[a[1]]), d3_of(rest[b[0]]),
 							d3_of(rest[b[1]]), &s, &u));
+		mine = pr->edge_patch[q->self], theirs = pr->edge_patch[other];
 	}
 	// Pairs that touch at rest are never pairs (their kept distance is 0), but in a torn cloth.
-	if ((d * PBD_KEPT_REST_SHARE > 1e-7 || q->torn) && d < q->closest)
-		q->closest = d;
+	if (d * PBD_KEPT_REST_SHARE > 1e-7 || q->torn) {
+		note_closest(q->closest, mine, d);
+		note_closest(q->closest, theirs, d);
+	}
 }
 
 static pbd_aabb rest_box(const pbd_world *w, const uint32_t *ids, int n, float grow_by)
@@ -548,17 +570,18 @@ static pbd_aabb rest_box(const pbd_world *w, const uint32_t *ids, int n, float g
 	return b;
 }
 
-// The smallest rest distance of a vertex-triangle or edge-edge pair of one cloth that shares no
-// particle, among those closer than `reach` (reach when there is none); -1 when out of memory.
-static double rest_closest(pbd_world *w, const pbd_body *c, int tri_first, int tri_count, int edge_first,
-			   int edge_count, float reach)
+// For each patch of one cloth, the smallest rest distance of a vertex-triangle or edge-edge
+// pair of the cloth that shares no particle and has a primitive in the patch, among those
+// closer than `reach` (reach when there is none), into closest[]. False when out of memory.
+static bool rest_closest(pbd_world *w, const pbd_body *c, int tri_first, int tri_count, int edge_first,
+			 int edge_count, float reach, double *closest)
 {
 	int n = tri_count > edge_count ? tri_count : edge_count;
 	pbd_aabb *boxes = pbd_alloc_array(w, (size_t)(n > 0 ? n : 1), sizeof *boxes);
 	pbd_grid grid = {0};
 	if (!boxes)
-		return -1.0;
-	closest_query q = {w, 0, false, tri_first, edge_first, reach, reach, c->tear_gap > 0.0f};
+		return false;
+	closest_query q = {w, 0, false, tri_first, edge_first, closest, c->tear_gap > 0.0f};
 	bool ok = true;
 	// Cells of the reach, but no smaller than the mean edge: a cloth far thicker than its
 	// edges is long (the rest shape is searched once per topology).
@@ -587,25 +610,49 @@ static double rest_closest(pbd_world *w, const pbd_body *c, int tri_first, int t
 	}
 	pbd_grid_free(w, &grid);
 	pbd_free_array(w, boxes, (size_t)(n > 0 ? n : 1), sizeof *boxes);
-	return ok ? q.closest : -1.0;
+	return ok;
 }
 
-bool pbd_patches_tolerances(pbd_world *w)
+// How far two patches of a self-colliding cloth may stray from a shared rigid motion when the
+// closest rest pair with a primitive in either is `closest` apart. Pairs of rest distance r
+// keep min(thickness, r/2): a shared rigid motion within d keeps them apart when 2d < r/2 and
+// 2d < thickness (margins for rounding). The lips of a tear keep at least the tear gap g: the
+// closest pair keeps max(r/2, g), so a shared motion within d keeps it when 2d < r - max(r/2, g).
+// Either grows with `closest`.
+static float tolerance_of(const pbd_body *c, float thickness, double closest)
+{
+	if (c->tear_gap > 0.0f) {
+		double slack = closest - fmax(closest * PBD_KEPT_REST_SHARE, (double)c->tear_gap);
+		return minf(0.49f * thickness, 0.49f * (float)fmax(slack, 0.0));
+	}
+	return minf(0.49f * thickness, 0.245f * (float)closest);
+}
+
+static float thickness_of(const pbd_world *w, const pbd_body *c) { return 2.0f * w->particles.radius[c->first]; }
+
+// Whether the search meets the pairs of a cloth's own patches one by one: a self-colliding
+// cloth the near pairs do not cover (their pairs are not the search's: the rest are at least
+// twice the thickness apart at rest and keep the thickness).
+static bool searched_by_pairs(const pbd_world *w, uint32_t slot)
+{
+	const pbd_body *c = &w->bodies.slots[slot];
+	return c->kind == PBD_BODY_CLOTH && c->material.self_collision && thickness_of(w, c) > 0.0f &&
+	       !pbd_near_body_of(&w->pairs.near, slot);
+}
+
+// Every patch's tolerance from the closest rest pairs of its primitives, `closest` room for
+// one distance per patch.
+static bool patch_tolerances(pbd_world *w, double *closest)
 {
 	pbd_pairs *pr = &w->pairs;
-	if (pr->tolerance_version == w->topology.version && pr->body_tolerance_capacity >= w->bodies.capacity)
-		return true;
-	if (pr->body_tolerance_capacity < w->bodies.capacity) {
-		pbd_free_array(w, pr->body_tolerance, (size_t)pr->body_tolerance_capacity, sizeof *pr->body_tolerance);
-		pr->body_tolerance = pbd_alloc_array(w, (size_t)w->bodies.capacity, sizeof *pr->body_tolerance);
-		pr->body_tolerance_capacity = pr->body_tolerance ? w->bodies.capacity : 0;
-		if (!pr->body_tolerance)
-			return false;
+	for (int p = 0; p < pr->patch_count; ++p) {
+		const pbd_body *c = &w->bodies.slots[pr->patch_body[p]];
+		bool cloth = c->kind == PBD_BODY_CLOTH && c->count > 0;
+		closest[p] = cloth ? thickness_of(w, c) / PBD_KEPT_REST_SHARE : 0.0;
 	}
 	int tri = 0, edge = 0;
 	for (int s = 0; s < w->bodies.capacity; ++s) {
 		const pbd_body *c = &w->bodies.slots[s];
-		pr->body_tolerance[s] = 0.0f;
 		if (!c->live || c->kind != PBD_BODY_CLOTH)
 			continue;
 		// This body's triangles and edges are the next ones in the topology's lists.
@@ -614,29 +661,35 @@ bool pbd_patches_tolerances(pbd_world *w)
 			nt++;
 		while (edge + ne < w->topology.edge_count && w->topology.edge_owner[edge + ne] == (uint32_t)s)
 			ne++;
-		float thickness = 2.0f * w->particles.radius[c->first];
-		if (pbd_near_body_of(&pr->near, (uint32_t)s)) {
-			// The near pairs are not the search's: the rest are at least twice the thickness
-			// apart at rest and keep the thickness.
-			pr->body_tolerance[s] = 0.49f * thickness;
-		} else if (c->material.self_collision && thickness > 0.0f) {
-			// Pairs of rest distance r keep min(thickness, r/2): a shared rigid motion within d
-			// keeps them apart when 2d < r/2 and 2d < thickness (margins for rounding).
-			float reach = (float)(thickness / PBD_KEPT_REST_SHARE);
-			double closest = rest_closest(w, c, tri, nt, edge, ne, reach);
-			if (closest < 0.0)
-				return false;
-			pr->body_tolerance[s] = minf(0.49f * thickness, 0.245f * (float)closest);
-			if (c->tear_gap > 0.0f) {
-				// The lips of a tear keep at least the tear gap g: the closest pair keeps
-				// max(r/2, g), so a shared motion within d keeps it when 2d < r - max(r/2, g).
-				double slack = closest - fmax(closest * PBD_KEPT_REST_SHARE, (double)c->tear_gap);
-				pr->body_tolerance[s] = minf(0.49f * thickness, 0.49f * (float)fmax(slack, 0.0));
-			}
-		}
+		if (searched_by_pairs(w, (uint32_t)s) &&
+		    !rest_closest(w, c, tri, nt, edge, ne, (float)(thickness_of(w, c) / PBD_KEPT_REST_SHARE), closest))
+			return false;
 		tri += nt;
 		edge += ne;
 	}
-	pr->tolerance_version = w->topology.version;
+	for (int p = 0; p < pr->patch_count; ++p) {
+		uint32_t slot = pr->patch_body[p];
+		const pbd_body *c = &w->bodies.slots[slot];
+		pr->patch_tolerance[p] = 0.0f;
+		if (c->kind != PBD_BODY_CLOTH || c->count == 0)
+			continue;
+		if (pbd_near_body_of(&pr->near, slot))
+			pr->patch_tolerance[p] = 0.49f * thickness_of(w, c);
+		else if (searched_by_pairs(w, slot))
+			pr->patch_tolerance[p] = tolerance_of(c, thickness_of(w, c), closest[p]);
+	}
 	return true;
+}
+
+bool pbd_patches_tolerances(pbd_world *w)
+{
+	pbd_pairs *pr = &w->pairs;
+	if (pr->tolerances_valid)
+		return true;
+	double *closest = pbd_alloc_array(w, (size_t)(pr->patch_count > 0 ? pr->patch_count : 1), sizeof *closest);
+	if (!closest)
+		return false;
+	pr->tolerances_valid = patch_tolerances(w, closest);
+	pbd_free_array(w, closest, (size_t)(pr->patch_count > 0 ? pr->patch_count : 1), sizeof *closest);
+	return pr->tolerances_valid;
 }
