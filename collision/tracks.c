@@ -204,6 +204,33 @@ static void make_room_to_bend(pbd_tracks *t, uint32_t i, float h)
 	t->slack[i] += bend_bound(t, reach, speed, h);
 }
 
+static float up_sum(float a, float b);
+
+// A particle a slow collider carries is carried again the next substep, about as far again:
+// its x, its carried start (x moved on with the collider, by c) and its p (pushed off the
+// collider) move on at the particle's pace, p - x a substep. A track through the middle of x
+// and the carried start at ts, moving at that pace, with half the carry as slack on top, holds
+// all three now (p lies c / 2 behind it at te) and, while the carry keeps its pace, the next
+// substeps' too: x then is this p and the carried start lies c on, c / 2 either side of the
+// track. A track at rest around them ran out with every substep, and a cloth pushed by a
+// character walking through it was searched anew several times a frame. A fast carry's track
+// runs out within the substep all the same (it has run PBD_TRACK_LENGTH_RADII radii).
+static bool carry_along(pbd_tracks *t, uint32_t i, pbd_v3 xs, pbd_v3 ys, pbd_v3 ye, float base, float r, float h)
+{
+	pbd_v3 mid = v3_scale(v3_add(xs, ys), 0.5f);
+	float half = maxf(pbd_distance_up(xs, mid), pbd_distance_up(ys, mid));
+	if (!(half < INFINITY))
+		return false;
+	t->at[i] = mid;
+	t->vel[i] = v3_scale(v3_sub(ye, xs), 1.0f / h);
+	t->slack[i] = up_sum(base, half);
+	float speed = v3_len(t->vel[i]);
+	double run = fmin(PBD_TRACK_LENGTH_RADII * r / speed, PBD_TRACK_SUBSTEPS * h);
+	t->expiry[i] = t->anchor[i] + (run > h ? run : h);
+	make_room_to_bend(t, i, h);
+	return true;
+}
+
 void pbd_tracks_set(pbd_world *w, uint32_t i, float h, bool strayed)
 {
 	pbd_tracks *t = &w->pairs.tracks;
@@ -235,9 +262,12 @@ void pbd_tracks_set(pbd_world *w, uint32_t i, float h, bool strayed)
 	t->anchor[i] = ts;
 	t->stamp[i] = w->pairs.update_serial;
 	if (pbd_carried(w, i)) {
-		// A carried start is a third point of the motion (x -> carried start -> p): the track
-		// rests in the frame around all three and runs out with the substep.
+		// A carried start is a third point of the motion (x -> carried start -> p).
 		pbd_v3 xs = pbd_frame_of(t, so, qs, v3_of4(w->particles.x[i]));
+		if (carry_along(t, i, xs, ys, ye, base, r, h))
+			return;
+		// A long carry: the track rests in the frame around all three and runs out with the
+		// substep.
 		pbd_v3 lo = v3(minf(xs.x, minf(ys.x, ye.x)), minf(xs.y, minf(ys.y, ye.y)), minf(xs.z, minf(ys.z, ye.z)));
 		pbd_v3 hi = v3(maxf(xs.x, maxf(ys.x, ye.x)), maxf(xs.y, maxf(ys.y, ye.y)), maxf(xs.z, maxf(ys.z, ye.z)));
 		pbd_v3 c = v3_scale(v3_add(lo, hi), 0.5f);
