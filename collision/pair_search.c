@@ -1342,6 +1342,7 @@ void pbd_pair_search_free(pbd_world *w)
 	pbd_grid_free(w, &pr->patch_grid);
 	pbd_patches_free(w);
 	pbd_near_free(w);
+	pbd_rest_closest_free(w);
 	pbd_free_array(w, pr->boxes, (size_t)pr->box_capacity, sizeof *pr->boxes);
 	pbd_free_array(w, pr->travel, (size_t)pr->box_capacity, sizeof *pr->travel);
 	pbd_free_array(w, pr->prim_box, (size_t)6 * (size_t)pr->prim_stride, sizeof *pr->prim_box);

@@ -109,8 +109,9 @@ bool pbd_patches_build(pbd_world *w);
 // inverse of inertia (xx, yy, zz, xy, xz, yz of sum(|r|^2 I - r r^T), r = x - c) times the
 // angular momentum sum(r x v); 0 when the points are (nearly) on a line.
 pbd_v3 pbd_fit_omega(const double inertia[6], const double momentum[3]);
-// Each cloth's tolerance for passing over rigid pairs of patches (when the topology changed).
+// Each patch's tolerance for passing over rigid pairs of patches (when the patches were cut).
 bool pbd_patches_tolerances(pbd_world *w);
+void pbd_rest_closest_free(pbd_world *w);
 // Fits patch p to a rigid motion of its rest shape, from its particles' tracks at `now` (into
 // *fit), or now (into the patch's own fit).
 void pbd_patch_fit_at(const pbd_world *w, int p, double now, pbd_patch_fit *fit);

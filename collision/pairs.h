@@ -99,6 +99,22 @@ typedef struct pbd_tracks {
 	float points_h;
 } pbd_tracks;
 
+// Per body slot, for the patches' tolerances (collision/patches.c): how close to the nearest
+// other primitive of its cloth each particle (against triangles), triangle and edge lies in
+// the rest shape (pairs that share a particle, and those beyond `reach`, left out), and the
+// rest shape and corners that was measured on, in the body's own numbering. A cloth is
+// measured again only when they change: one cloth tearing leaves the others' as they were.
+typedef struct pbd_rest_closest {
+	int count, tri_count, edge_count;
+	float reach;
+	bool torn, measured;
+	void *block;  // the arrays below, in one allocation of `bytes`
+	size_t bytes;
+	double *vertex, *triangle, *edge;
+	pbd_v3 *rest;
+	uint32_t *tri, *edge_corners;
+} pbd_rest_closest;
+
 // A patch's rigid fit (collision/patches.c): at `time` its particles' tracks were within
 // `residual` (slacks included) of rot r + shift (r their rest positions, rot a rotation), and
 // their velocities within `spread` of the rigid field vel + omega x (x - centre), until the
@@ -180,6 +196,8 @@ typedef struct pbd_pairs {
 	// in (0: never passed over). Valid while tolerances_valid (patches.c).
 	float *patch_tolerance;
 	bool tolerances_valid;
+	pbd_rest_closest *rest_closest;  // per body slot (patches.c)
+	int rest_closest_capacity;
 	pbd_patch_fit *fits;       // per patch, when last searched
 	pbd_aabb *patch_boxes;     // per patch: the box of its primitives (frame coordinates)
 	pbd_aabb *patch_moved_boxes;  // per patch an update searches: the box of its primitives that moved

@@ -511,35 +511,28 @@ typedef struct closest_query {
 	const pbd_world *w;
 	uint32_t self;             // a particle (against triangles) or an edge (against edges)
 	bool edges;
-	int tri_first, edge_first; // the body's first triangle and edge (the grid's ids start there)
-	double *closest;           // per patch: the smallest rest distance of a pair that counts
+	int first, tri_first, edge_first;  // the body's first particle, triangle and edge
+	pbd_rest_closest *m;       // per primitive: the smallest rest distance of a pair that counts
 	bool torn;                 // the body tore: pairs that touch at rest keep its tear gap
 } closest_query;
 
-static void note_closest(double *closest, uint32_t patch, double d)
+static void note_closest(double *closest, int k, double d)
 {
-	if (d < closest[patch])
-		closest[patch] = d;
+	if (d < closest[k])
+		closest[k] = d;
 }
 
-// A pair counts for the patch of each of its two primitives (a particle's: the patch that owns
-// it), as pair_search.c meets them: the owned particles of one patch against the triangles of
-// the other, and the edges of one against those of the other.
 static void visit_closest(uint32_t id, void *user)
 {
 	closest_query *q = user;
-	const pbd_pairs *pr = &q->w->pairs;
 	const pbd_v3 *rest = q->w->particles.rest;
 	double d, s, u, bary[3];
-	uint32_t mine, theirs;
 	if (!q->edges) {
-		uint32_t tri = (uint32_t)q->tri_first + id;
-		const uint32_t *t = q->w->topology.tri + 3 * tri;
+		const uint32_t *t = q->w->topology.tri + 3 * (q->tri_first + (int)id);
 		if (t[0] == q->self || t[1] == q->self || t[2] == q->self)
 			return;
 		d = sqrt(pbd_point_triangle_distance2(d3_of(rest[q->self]), d3_of(rest[t[0]]), d3_of(rest[t[1]]),
 						      d3_of(rest[t[2]]), bary));
-		mine = pr->vertex_patch[q->self], theirs = pr->tri_patch[tri];
 	} else {
 		uint32_t other = (uint32_t)q->edge_first + id;
 		const uint32_t *a = q->w->topology.edge + 2 * q->self, *b = q->w->topology.edge + 2 * other;
@@ -547,12 +540,16 @@ static void visit_closest(uint32_t id, void *user)
 			return;
 		d = sqrt(pbd_segment_segment_distance2(d3_of(rest[a[0]]), d3_of(rest[a[1]]), d3_of(rest[b[0]]),
 							d3_of(rest[b[1]]), &s, &u));
-		mine = pr->edge_patch[q->self], theirs = pr->edge_patch[other];
 	}
 	// Pairs that touch at rest are never pairs (their kept distance is 0), but in a torn cloth.
-	if (d * PBD_KEPT_REST_SHARE > 1e-7 || q->torn) {
-		note_closest(q->closest, mine, d);
-		note_closest(q->closest, theirs, d);
+	if (!(d * PBD_KEPT_REST_SHARE > 1e-7 || q->torn))
+		return;
+	if (!q->edges) {
+		note_closest(q->m->vertex, (int)q->self - q->first, d);
+		note_closest(q->m->triangle, (int)id, d);
+	} else {
+		note_closest(q->m->edge, (int)q->self - q->edge_first, d);
+		note_closest(q->m->edge, (int)id, d);
 	}
 }
 
@@ -570,18 +567,18 @@ static pbd_aabb rest_box(const pbd_world *w, const uint32_t *ids, int n, float g
 	return b;
 }
 
-// For each patch of one cloth, the smallest rest distance of a vertex-triangle or edge-edge
-// pair of the cloth that shares no particle and has a primitive in the patch, among those
-// closer than `reach` (reach when there is none), into closest[]. False when out of memory.
+// For each particle, triangle and edge of one cloth, the smallest rest distance of a
+// vertex-triangle or edge-edge pair of the cloth it is in that shares no particle, among those
+// closer than `reach` (reach when there is none), into m. False when out of memory.
 static bool rest_closest(pbd_world *w, const pbd_body *c, int tri_first, int tri_count, int edge_first,
-			 int edge_count, float reach, double *closest)
+			 int edge_count, float reach, pbd_rest_closest *m)
 {
 	int n = tri_count > edge_count ? tri_count : edge_count;
 	pbd_aabb *boxes = pbd_alloc_array(w, (size_t)(n > 0 ? n : 1), sizeof *boxes);
 	pbd_grid grid = {0};
 	if (!boxes)
 		return false;
-	closest_query q = {w, 0, false, tri_first, edge_first, closest, c->tear_gap > 0.0f};
+	closest_query q = {w, 0, false, c->first, tri_first, edge_first, m, c->tear_gap > 0.0f};
 	bool ok = true;
 	// Cells of the reach, but no smaller than the mean edge: a cloth far thicker than its
 	// edges is long (the rest shape is searched once per topology).
@@ -640,32 +637,154 @@ static bool searched_by_pairs(const pbd_world *w, uint32_t slot)
 	       !pbd_near_body_of(&w->pairs.near, slot);
 }
 
-// Every patch's tolerance from the closest rest pairs of its primitives, `closest` room for
-// one distance per patch.
-static bool patch_tolerances(pbd_world *w, double *closest)
+// ---- The rest shape's closest pairs, per cloth, kept while its rest shape stays
+
+void pbd_rest_closest_free(pbd_world *w)
 {
 	pbd_pairs *pr = &w->pairs;
-	for (int p = 0; p < pr->patch_count; ++p) {
-		const pbd_body *c = &w->bodies.slots[pr->patch_body[p]];
-		bool cloth = c->kind == PBD_BODY_CLOTH && c->count > 0;
-		closest[p] = cloth ? thickness_of(w, c) / PBD_KEPT_REST_SHARE : 0.0;
+	for (int k = 0; k < pr->rest_closest_capacity; ++k)
+		pbd_free(w, pr->rest_closest[k].block, pr->rest_closest[k].bytes);
+	pbd_free_array(w, pr->rest_closest, (size_t)pr->rest_closest_capacity, sizeof *pr->rest_closest);
+	pr->rest_closest = NULL;
+	pr->rest_closest_capacity = 0;
+}
+
+static void forget_shape(pbd_world *w, pbd_rest_closest *m)
+{
+	pbd_free(w, m->block, m->bytes);
+	*m = (pbd_rest_closest){0};
+}
+
+// Whether m was measured on cloth c's rest shape and corners now (triangles from tri, edges
+// from edge), at this reach: then its distances hold as they are.
+static bool same_shape(const pbd_world *w, const pbd_rest_closest *m, const pbd_body *c, int tri, int nt, int edge,
+		       int ne, float reach)
+{
+	if (!m->measured || m->count != c->count || m->tri_count != nt || m->edge_count != ne || m->reach != reach ||
+	    m->torn != (c->tear_gap > 0.0f))
+		return false;
+	if (c->count > 0 && memcmp(m->rest, w->particles.rest + c->first, (size_t)c->count * sizeof *m->rest) != 0)
+		return false;
+	for (int k = 0; k < 3 * nt; ++k)
+		if (m->tri[k] != w->topology.tri[3 * tri + k] - (uint32_t)c->first)
+			return false;
+	for (int k = 0; k < 2 * ne; ++k)
+		if (m->edge_corners[k] != w->topology.edge[2 * edge + k] - (uint32_t)c->first)
+			return false;
+	return true;
+}
+
+// Measures cloth c's rest shape into m (room, its key, the distances). False when out of memory
+// (m is then empty).
+static bool measure_shape(pbd_world *w, pbd_rest_closest *m, const pbd_body *c, int tri, int nt, int edge, int ne,
+			  float reach)
+{
+	int nv = c->count;
+	size_t doubles = (size_t)nv + (size_t)nt + (size_t)ne;
+	size_t bytes = doubles * sizeof(double) + (size_t)nv * sizeof(pbd_v3) +
+		       (3 * (size_t)nt + 2 * (size_t)ne) * sizeof(uint32_t);
+	if (m->bytes != bytes) {
+		forget_shape(w, m);
+		m->block = pbd_alloc(w, bytes);
+		if (!m->block)
+			return false;
+		m->bytes = bytes;
+	}
+	m->measured = false;
+	m->count = nv, m->tri_count = nt, m->edge_count = ne, m->reach = reach, m->torn = c->tear_gap > 0.0f;
+	double *d = m->block;
+	m->vertex = d, m->triangle = d + nv, m->edge = d + nv + nt;
+	m->rest = (pbd_v3 *)(d + doubles);
+	m->tri = (uint32_t *)(m->rest + nv);
+	m->edge_corners = m->tri + 3 * (size_t)nt;
+	for (size_t k = 0; k < doubles; ++k)
+		d[k] = reach;
+	if (nv > 0)
+		memcpy(m->rest, w->particles.rest + c->first, (size_t)nv * sizeof *m->rest);
+	for (int k = 0; k < 3 * nt; ++k)
+		m->tri[k] = w->topology.tri[3 * tri + k] - (uint32_t)c->first;
+	for (int k = 0; k < 2 * ne; ++k)
+		m->edge_corners[k] = w->topology.edge[2 * edge + k] - (uint32_t)c->first;
+	if (!rest_closest(w, c, tri, nt, edge, ne, reach, m)) {
+		forget_shape(w, m);
+		return false;
+	}
+	m->measured = true;
+	return true;
+}
+
+// Every body slot's entry, the ones of slots that hold no cloth searched pair by pair let go.
+static bool measure_cloths(pbd_world *w)
+{
+	pbd_pairs *pr = &w->pairs;
+	if (pr->rest_closest_capacity < w->bodies.capacity) {
+		int old = pr->rest_closest_capacity;
+		if (!pbd_grow_array(w, (void **)&pr->rest_closest, (size_t)old, (size_t)w->bodies.capacity,
+				    sizeof *pr->rest_closest))
+			return false;
+		pr->rest_closest_capacity = w->bodies.capacity;
+		for (int k = old; k < w->bodies.capacity; ++k)
+			pr->rest_closest[k] = (pbd_rest_closest){0};
 	}
 	int tri = 0, edge = 0;
 	for (int s = 0; s < w->bodies.capacity; ++s) {
 		const pbd_body *c = &w->bodies.slots[s];
-		if (!c->live || c->kind != PBD_BODY_CLOTH)
+		pbd_rest_closest *m = &pr->rest_closest[s];
+		if (!c->live || c->kind != PBD_BODY_CLOTH) {
+			forget_shape(w, m);
 			continue;
+		}
 		// This body's triangles and edges are the next ones in the topology's lists.
 		int nt = 0, ne = 0;
 		while (tri + nt < w->topology.tri_count && w->topology.tri_owner[tri + nt] == (uint32_t)s)
 			nt++;
 		while (edge + ne < w->topology.edge_count && w->topology.edge_owner[edge + ne] == (uint32_t)s)
 			ne++;
-		if (searched_by_pairs(w, (uint32_t)s) &&
-		    !rest_closest(w, c, tri, nt, edge, ne, (float)(thickness_of(w, c) / PBD_KEPT_REST_SHARE), closest))
-			return false;
+		if (!searched_by_pairs(w, (uint32_t)s)) {
+			forget_shape(w, m);
+		} else {
+			float reach = (float)(thickness_of(w, c) / PBD_KEPT_REST_SHARE);
+			if (!same_shape(w, m, c, tri, nt, edge, ne, reach) && !measure_shape(w, m, c, tri, nt, edge, ne, reach))
+				return false;
+		}
 		tri += nt;
 		edge += ne;
+	}
+	return true;
+}
+
+// The smallest rest distance of a pair one of patch p's primitives is in (its cloth's reach
+// when there is none): those of its own particles, its triangles and its edges.
+static double patch_closest(const pbd_world *w, int p, const int *tri_first, const int *edge_first)
+{
+	const pbd_pairs *pr = &w->pairs;
+	uint32_t s = pr->patch_body[p];
+	const pbd_rest_closest *m = &pr->rest_closest[s];
+	int first = w->bodies.slots[s].first;
+	double d = m->reach;
+	for (int k = pr->patch_own_start[p]; k < pr->patch_own_start[p + 1]; ++k)
+		d = fmin(d, m->vertex[(int)pr->patch_own[k] - first]);
+	for (int k = pr->patch_tri_start[p]; k < pr->patch_tri_start[p + 1]; ++k)
+		d = fmin(d, m->triangle[(int)pr->patch_tris[k] - tri_first[s]]);
+	for (int k = pr->patch_edge_start[p]; k < pr->patch_edge_start[p + 1]; ++k)
+		d = fmin(d, m->edge[(int)pr->patch_edges[k] - edge_first[s]]);
+	return d;
+}
+
+// Every patch's tolerance from the closest rest pairs of its primitives; `first` room for two
+// ints per body slot.
+static bool patch_tolerances(pbd_world *w, int *first)
+{
+	pbd_pairs *pr = &w->pairs;
+	if (!measure_cloths(w))
+		return false;
+	int *tri_first = first, *edge_first = first + w->bodies.capacity, tri = 0, edge = 0;
+	for (int s = 0; s < w->bodies.capacity; ++s) {
+		tri_first[s] = tri, edge_first[s] = edge;
+		while (tri < w->topology.tri_count && w->topology.tri_owner[tri] == (uint32_t)s)
+			tri++;
+		while (edge < w->topology.edge_count && w->topology.edge_owner[edge] == (uint32_t)s)
+			edge++;
 	}
 	for (int p = 0; p < pr->patch_count; ++p) {
 		uint32_t slot = pr->patch_body[p];
@@ -676,7 +795,8 @@ static bool patch_tolerances(pbd_world *w, double *closest)
 		if (pbd_near_body_of(&pr->near, slot))
 			pr->patch_tolerance[p] = 0.49f * thickness_of(w, c);
 		else if (searched_by_pairs(w, slot))
-			pr->patch_tolerance[p] = tolerance_of(c, thickness_of(w, c), closest[p]);
+			pr->patch_tolerance[p] =
+				tolerance_of(c, thickness_of(w, c), patch_closest(w, p, tri_first, edge_first));
 	}
 	return true;
 }
@@ -686,10 +806,11 @@ bool pbd_patches_tolerances(pbd_world *w)
 	pbd_pairs *pr = &w->pairs;
 	if (pr->tolerances_valid)
 		return true;
-	double *closest = pbd_alloc_array(w, (size_t)(pr->patch_count > 0 ? pr->patch_count : 1), sizeof *closest);
-	if (!closest)
+	size_t n = 2 * (size_t)(w->bodies.capacity > 0 ? w->bodies.capacity : 1);
+	int *first = pbd_alloc_array(w, n, sizeof *first);
+	if (!first)
 		return false;
-	pr->tolerances_valid = patch_tolerances(w, closest);
-	pbd_free_array(w, closest, (size_t)(pr->patch_count > 0 ? pr->patch_count : 1), sizeof *closest);
+	pr->tolerances_valid = patch_tolerances(w, first);
+	pbd_free_array(w, first, n, sizeof *first);
 	return pr->tolerances_valid;
 }
