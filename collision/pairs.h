@@ -107,8 +107,8 @@ typedef struct pbd_tracks {
 typedef struct pbd_rest_closest {
 	int count, tri_count, edge_count;
 	float reach;
-	bool torn, measured;
-	void *block;  // the arrays below, in one allocation of `bytes`
+	bool torn;
+	void *block;  // the arrays below, in one allocation of `bytes` (NULL: not measured)
 	size_t bytes;
 	double *vertex, *triangle, *edge;
 	pbd_v3 *rest;

@@ -660,7 +660,7 @@ static void forget_shape(pbd_world *w, pbd_rest_closest *m)
 static bool same_shape(const pbd_world *w, const pbd_rest_closest *m, const pbd_body *c, int tri, int nt, int edge,
 		       int ne, float reach)
 {
-	if (!m->measured || m->count != c->count || m->tri_count != nt || m->edge_count != ne || m->reach != reach ||
+	if (!m->block || m->count != c->count || m->tri_count != nt || m->edge_count != ne || m->reach != reach ||
 	    m->torn != (c->tear_gap > 0.0f))
 		return false;
 	if (c->count > 0 && memcmp(m->rest, w->particles.rest + c->first, (size_t)c->count * sizeof *m->rest) != 0)
@@ -683,6 +683,8 @@ static bool measure_shape(pbd_world *w, pbd_rest_closest *m, const pbd_body *c, 
 	size_t doubles = (size_t)nv + (size_t)nt + (size_t)ne;
 	size_t bytes = doubles * sizeof(double) + (size_t)nv * sizeof(pbd_v3) +
 		       (3 * (size_t)nt + 2 * (size_t)ne) * sizeof(uint32_t);
+	if (bytes == 0)
+		return true;  // nothing to measure (and nothing kept: it is measured each time)
 	if (m->bytes != bytes) {
 		forget_shape(w, m);
 		m->block = pbd_alloc(w, bytes);
@@ -690,7 +692,6 @@ static bool measure_shape(pbd_world *w, pbd_rest_closest *m, const pbd_body *c, 
 			return false;
 		m->bytes = bytes;
 	}
-	m->measured = false;
 	m->count = nv, m->tri_count = nt, m->edge_count = ne, m->reach = reach, m->torn = c->tear_gap > 0.0f;
 	double *d = m->block;
 	m->vertex = d, m->triangle = d + nv, m->edge = d + nv + nt;
@@ -709,12 +710,12 @@ static bool measure_shape(pbd_world *w, pbd_rest_closest *m, const pbd_body *c, 
 		forget_shape(w, m);
 		return false;
 	}
-	m->measured = true;
 	return true;
 }
 
-// Every body slot's entry, the ones of slots that hold no cloth searched pair by pair let go.
-static bool measure_cloths(pbd_world *w)
+// Every body slot's entry, the ones of slots that hold no cloth searched pair by pair let go;
+// slot s's triangles are tri_first[s] .. tri_first[s + 1] - 1, its edges likewise.
+static bool measure_cloths(pbd_world *w, const int *tri_first, const int *edge_first)
 {
 	pbd_pairs *pr = &w->pairs;
 	if (pr->rest_closest_capacity < w->bodies.capacity) {
@@ -726,29 +727,17 @@ static bool measure_cloths(pbd_world *w)
 		for (int k = old; k < w->bodies.capacity; ++k)
 			pr->rest_closest[k] = (pbd_rest_closest){0};
 	}
-	int tri = 0, edge = 0;
 	for (int s = 0; s < w->bodies.capacity; ++s) {
 		const pbd_body *c = &w->bodies.slots[s];
 		pbd_rest_closest *m = &pr->rest_closest[s];
-		if (!c->live || c->kind != PBD_BODY_CLOTH) {
+		if (!c->live || !searched_by_pairs(w, (uint32_t)s)) {
 			forget_shape(w, m);
 			continue;
 		}
-		// This body's triangles and edges are the next ones in the topology's lists.
-		int nt = 0, ne = 0;
-		while (tri + nt < w->topology.tri_count && w->topology.tri_owner[tri + nt] == (uint32_t)s)
-			nt++;
-		while (edge + ne < w->topology.edge_count && w->topology.edge_owner[edge + ne] == (uint32_t)s)
-			ne++;
-		if (!searched_by_pairs(w, (uint32_t)s)) {
-			forget_shape(w, m);
-		} else {
-			float reach = (float)(thickness_of(w, c) / PBD_KEPT_REST_SHARE);
-			if (!same_shape(w, m, c, tri, nt, edge, ne, reach) && !measure_shape(w, m, c, tri, nt, edge, ne, reach))
-				return false;
-		}
-		tri += nt;
-		edge += ne;
+		int tri = tri_first[s], nt = tri_first[s + 1] - tri, edge = edge_first[s], ne = edge_first[s + 1] - edge;
+		float reach = (float)(thickness_of(w, c) / PBD_KEPT_REST_SHARE);
+		if (!same_shape(w, m, c, tri, nt, edge, ne, reach) && !measure_shape(w, m, c, tri, nt, edge, ne, reach))
+			return false;
 	}
 	return true;
 }
@@ -772,13 +761,12 @@ static double patch_closest(const pbd_world *w, int p, const int *tri_first, con
 }
 
 // Every patch's tolerance from the closest rest pairs of its primitives; `first` room for two
-// ints per body slot.
+// ints per body slot and two more.
 static bool patch_tolerances(pbd_world *w, int *first)
 {
 	pbd_pairs *pr = &w->pairs;
-	if (!measure_cloths(w))
-		return false;
-	int *tri_first = first, *edge_first = first + w->bodies.capacity, tri = 0, edge = 0;
+	// A body's triangles and edges are the next ones in the topology's lists, slot by slot.
+	int *tri_first = first, *edge_first = first + w->bodies.capacity + 1, tri = 0, edge = 0;
 	for (int s = 0; s < w->bodies.capacity; ++s) {
 		tri_first[s] = tri, edge_first[s] = edge;
 		while (tri < w->topology.tri_count && w->topology.tri_owner[tri] == (uint32_t)s)
@@ -786,6 +774,9 @@ static bool patch_tolerances(pbd_world *w, int *first)
 		while (edge < w->topology.edge_count && w->topology.edge_owner[edge] == (uint32_t)s)
 			edge++;
 	}
+	tri_first[w->bodies.capacity] = tri, edge_first[w->bodies.capacity] = edge;
+	if (!measure_cloths(w, tri_first, edge_first))
+		return false;
 	for (int p = 0; p < pr->patch_count; ++p) {
 		uint32_t slot = pr->patch_body[p];
 		const pbd_body *c = &w->bodies.slots[slot];
@@ -806,7 +797,7 @@ bool pbd_patches_tolerances(pbd_world *w)
 	pbd_pairs *pr = &w->pairs;
 	if (pr->tolerances_valid)
 		return true;
-	size_t n = 2 * (size_t)(w->bodies.capacity > 0 ? w->bodies.capacity : 1);
+	size_t n = 2 * ((size_t)w->bodies.capacity + 1);
 	int *first = pbd_alloc_array(w, n, sizeof *first);
 	if (!first)
 		return false;

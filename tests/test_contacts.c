@@ -287,6 +287,30 @@ static long unlisted_close_pairs(const pbd_world *w, float share, long *close)
 	return missing;
 }
 
+// Steps a loaded scene to frame `last` and, after every `every`th step from `first` on, adds up
+// the close pairs the search left out (unlisted_close_pairs) into *missing and *close. A step
+// that tore leaves the lists of the topology before it (found anew the next step): it is not
+// checked. *torn_checks (when given) counts the checks made after a tear (a tear splits
+// vertices). Nonzero when a step or the checker failed.
+static int step_listing_close_pairs(const char *name, const demo_scene *scene, pbd_world *w, demo_scene_state *st,
+				    int first, int last, int every, long *missing, long *close, int *torn_checks)
+{
+	int created = w->particles.count;
+	for (int f = 1; f <= last; ++f) {
+		CHECK_OK(demo_scene_step(scene, w, st, kDt));
+		if (f < first || (f - first) % every != 0 || w->topology.dirty)
+			continue;
+		long m = unlisted_close_pairs(w, 0.98f, close);
+		CHECK(m >= 0);
+		if (m > 0)
+			fprintf(stderr, "%s frame %d: %ld close pairs missing\n", name, f, m);
+		*missing += m;
+		if (torn_checks)
+			*torn_checks += w->particles.count > created;
+	}
+	return 0;
+}
+
 // Runs a scene at its defaults and, after every `every`th step from `first` to `last`, looks
 // for close pairs the search left out (unlisted_close_pairs).
 static int scene_lists_every_close_pair(const char *name, int first, int last, int every)
@@ -297,16 +321,8 @@ static int scene_lists_every_close_pair(const char *name, int first, int last, i
 	if (load_at_defaults(name, &scene, &w, &st))
 		return 1;
 	long missing = 0, close = 0;
-	for (int f = 1; f <= last; ++f) {
-		CHECK_OK(demo_scene_step(scene, w, &st, kDt));
-		if (f < first || (f - first) % every != 0)
-			continue;
-		long m = unlisted_close_pairs(w, 0.98f, &close);
-		CHECK(m >= 0);
-		if (m > 0)
-			fprintf(stderr, "%s frame %d: %ld close pairs missing\n", name, f, m);
-		missing += m;
-	}
+	if (step_listing_close_pairs(name, scene, w, &st, first, last, every, &missing, &close, NULL))
+		return 1;
 	fprintf(stderr, "%s: %ld close pairs seen, %ld missing\n", name, close, missing);
 	CHECK(close > 0);
 	CHECK(missing == 0);
@@ -567,9 +583,9 @@ static int fold_lists_every_close_pair(void) { return scene_lists_every_close_pa
 // A torn cloth's patches each take the tolerance of the closest rest pairs their own
 // primitives are in (collision/patches.c): the lips of its tears are a hair apart at rest, so
 // only the patches along them are searched pair by pair whatever their motion. The ball's
-// curtain and the pulled sheet tear; after every third step from the first tear on, no close
-// pair is missing from the candidates (unlisted_close_pairs, every pair of a torn cloth held
-// to the whole thickness), and at the end most of each torn cloth's patches may still be
+// curtain and the pulled sheet tear; after every third step, no close pair is missing from the
+// candidates (unlisted_close_pairs: a torn cloth's pairs near at rest held to what they keep,
+// at least the tear gap), and at the end most of each torn cloth's patches may still be
 // passed over whole, as the cloth's were before it tore (with at least half the tolerance of
 // an untorn cloth, which the rest pairs of a fine sheet allow), while those along the lips
 // may not; and the tolerances kept from the cloths' earlier rest shapes are those measured
@@ -582,20 +598,9 @@ static int tear_lists_every_close_pair(void)
 	if (load_at_defaults("tear", &scene, &w, &st))
 		return 1;
 	long missing = 0, close = 0;
-	int checked = 0, created = w->particles.count;
-	for (int f = 1; f <= 240; ++f) {
-		CHECK_OK(demo_scene_step(scene, w, &st, kDt));
-		// A step that tore leaves the lists of the topology before it, found anew next step.
-		if (f % 3 != 0 || w->topology.dirty)
-			continue;
-		bool torn = w->particles.count > created;  // a tear splits vertices
-		long m = unlisted_close_pairs(w, 0.98f, &close);
-		CHECK(m >= 0);
-		if (m > 0)
-			fprintf(stderr, "tear frame %d: %ld close pairs missing\n", f, m);
-		missing += m;
-		checked += torn;
-	}
+	int checked = 0;
+	if (step_listing_close_pairs("tear", scene, w, &st, 3, 240, 3, &missing, &close, &checked))
+		return 1;
 	const pbd_pairs *pr = &w->pairs;
 	int torn_bodies = 0;
 	for (int s = 0; s < w->bodies.capacity; ++s) {
