@@ -85,6 +85,11 @@ typedef struct pbd_tracks {
 	double *strayed_at;        // when it last strayed (0: never)
 	pbd_v3 *strayed_from;      // where its motion started then (world)
 	uint8_t *restless;         // doublings of its least slack, 0..PBD_TRACK_RESTLESS_LEVELS
+	// How far each particle is from its substep start x (pbd_distance_up(p, x)) as the
+	// edge-edge solver last saw it, kept while moved_stamp equals moved_serial (edge_edge.c).
+	float *moved;
+	uint32_t *moved_stamp;
+	uint32_t moved_serial;
 	int capacity;
 	double v_last_time;        // when v_last was taken (NAN: never)
 	// The frame: at time t its offset is vel (t - time) + acc (t - time)^2 / 2. A spinning frame

@@ -22,8 +22,10 @@
 		{(void **)&(t)->strayed_from, sizeof *(t)->strayed_from},                                      \
 		{(void **)&(t)->restless, sizeof *(t)->restless},                                              \
 		{(void **)&(t)->here, sizeof *(t)->here}, {(void **)&(t)->bend, sizeof *(t)->bend},            \
+		{(void **)&(t)->moved, sizeof *(t)->moved},                                                    \
+		{(void **)&(t)->moved_stamp, sizeof *(t)->moved_stamp},                                        \
 	}
-#define TRACK_ARRAY_COUNT 17
+#define TRACK_ARRAY_COUNT 19
 
 bool pbd_tracks_reserve(pbd_world *w, int n)
 {
@@ -31,6 +33,7 @@ bool pbd_tracks_reserve(pbd_world *w, int n)
 	if (n <= t->capacity)
 		return true;
 	t->v_last_time = NAN;  // the arrays are new
+	t->moved_serial = 0;   // and their stamps 0
 	return pbd_reserve_scratch_arrays(w, TRACK_ARRAYS(t), TRACK_ARRAY_COUNT, &t->capacity, n);
 }
 

@@ -2,6 +2,8 @@
 // Edge-edge contact: the closest points of two edges keep the thickness h between them, on
 // the side they started the substep on: C = (pa - pb).n0 - h >= 0 with n0 the direction from
 // b to a at the substep start (so edges that crossed are pushed back, not further through).
+#include <string.h>
+
 #include "../engine/world.h"
 
 // The direction from edge b to edge a at the substep start (x): the side the pair keeps.
@@ -23,6 +25,28 @@ static pbd_v3 start_normal(const pbd_world *w, const uint32_t *ea, const uint32_
 	return v3((float)(d.x / l), (float)(d.y / l), (float)(d.z / l));
 }
 
+// How far particle i is from its substep start, pbd_distance_up(p, x): a pair's corners are
+// asked for it again and again in one pass (a layered cloth's vertex is a corner of dozens
+// of pairs), so it is worked out once and again only after the pass moves the particle.
+static float moved_of(pbd_world *w, uint32_t i)
+{
+	pbd_tracks *t = &w->pairs.tracks;
+	if (t->moved_stamp[i] != t->moved_serial) {
+		t->moved[i] = pbd_distance_up(v3_of4(w->particles.p[i]), v3_of4(w->particles.x[i]));
+		t->moved_stamp[i] = t->moved_serial;
+	}
+	return t->moved[i];
+}
+
+// A new pass: every particle's motion is worked out anew when asked.
+static void forget_moved(pbd_tracks *t)
+{
+	if (++t->moved_serial == 0) {
+		memset(t->moved_stamp, 0, (size_t)t->capacity * sizeof *t->moved_stamp);
+		t->moved_serial = 1;
+	}
+}
+
 // Whether the pair is surely on the side it started the substep on without finding that side:
 // most pairs the solver looks at are apart, and the side costs a second closest-point search.
 // At the substep's start every particle is within its slack of its track, so the edges were at
@@ -32,14 +56,14 @@ static pbd_v3 start_normal(const pbd_world *w, const uint32_t *ea, const uint32_
 // largest motion x -> p, the current closest points lie on the start side, and the solver
 // would find the pair apart (the margin covers the rounding of its side test). This is the
 // room that leaves: the pair at distance l stayed when it exceeds 1e-5 * l + 1e-9.
-static double start_side_room(const pbd_world *w, const pbd_ee_contact *c, const uint32_t *ea, const uint32_t *eb)
+static double start_side_room(pbd_world *w, const pbd_ee_contact *c, const uint32_t *ea, const uint32_t *eb)
 {
 	const float *slack = w->pairs.tracks.slack;
 	float start = c->clearance - maxf(slack[ea[0]], slack[ea[1]]) - maxf(slack[eb[0]], slack[eb[1]]);
 	const uint32_t ids[4] = {ea[0], ea[1], eb[0], eb[1]};
 	float moved = 0.0f;
 	for (int j = 0; j < 4; ++j)
-		moved = maxf(moved, pbd_distance_up(v3_of4(w->particles.p[ids[j]]), v3_of4(w->particles.x[ids[j]])));
+		moved = maxf(moved, moved_of(w, ids[j]));
 	return (double)start * (1.0 - 1e-5) - 2.0 * moved * (1.0 + 1e-5);
 }
 
@@ -48,6 +72,8 @@ static bool stayed_on_start_side(double room, double l) { return room > 1e-5 * l
 int pbd_edge_edge_solve(pbd_world *w)
 {
 	int touching = 0;
+	if (w->pairs.ee_count > 0)
+		forget_moved(&w->pairs.tracks);
 	for (int k = 0; k < w->pairs.ee_count; ++k) {
 		const pbd_ee_contact *c = &w->pairs.ee[k];
 		const uint32_t *ea = w->topology.edge + 2 * c->a, *eb = w->topology.edge + 2 * c->b;
@@ -115,6 +141,7 @@ int pbd_edge_edge_solve(pbd_world *w)
 		for (int j = 0; j < 4; ++j) {
 			v4_set3(v[j], v3_mad(v3_of4(*v[j]), corr, v[j]->w * wgt[j] * f));
 			pbd_pairs_redrift(&w->pairs, ids[j], v3_of4(w->particles.p[ids[j]]));
+			w->pairs.tracks.moved_stamp[ids[j]] = w->pairs.tracks.moved_serial - 1u;  // moved: ask again
 		}
 	}
 	return touching;
